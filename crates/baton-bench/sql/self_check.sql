@@ -1,0 +1,2 @@
+-- A statement the statement-counter self-check runs inside a transaction.
+SELECT 1

@@ -1,0 +1,73 @@
+//! The store under test: what the floor and the commit counter connect to directly.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use sqlx::postgres::PgConnectOptions;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+
+/// The busy timeout the SQLite backend opens its connections with.
+const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The store a benchmark runs against, reached both through baton and directly.
+#[derive(Debug, Clone)]
+pub(crate) enum Target {
+    /// A SQLite file.
+    Sqlite {
+        /// The absolute path of the database file.
+        path: PathBuf,
+    },
+    /// A PostgreSQL database.
+    Postgres {
+        /// How to connect to it.
+        options: Box<PgConnectOptions>,
+    },
+}
+
+impl Target {
+    /// Works out the store behind `url`, which `baton::connect` has already accepted.
+    pub(crate) async fn from_url(url: &str) -> anyhow::Result<Target> {
+        let scheme = url.split_once("://").map_or("", |(scheme, _)| scheme);
+        match scheme {
+            "sqlite" => {
+                let backend = baton::sqlite::SqliteBackend::connect(url).await?;
+                let path = backend.path().to_path_buf();
+                backend.close().await;
+                Ok(Target::Sqlite { path })
+            }
+            "postgres" | "postgresql" => {
+                let options = url.parse::<PgConnectOptions>()?.application_name("baton-bench");
+                Ok(Target::Postgres { options: Box::new(options) })
+            }
+            _ => anyhow::bail!(
+                "the lease benchmark needs a store it can measure a floor on: expected \
+                 sqlite://PATH or postgres://USER@HOST:PORT/DB, got {:?}",
+                baton::redact(url)
+            ),
+        }
+    }
+
+    /// "SQLite" or "PostgreSQL".
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Target::Sqlite { .. } => "SQLite",
+            Target::Postgres { .. } => "PostgreSQL",
+        }
+    }
+
+    /// Whether this is PostgreSQL, where the design sets throughput and statement targets.
+    pub(crate) fn is_postgres(&self) -> bool {
+        matches!(self, Target::Postgres { .. })
+    }
+
+    /// Connection settings equal to the SQLite backend's: WAL, `synchronous = FULL`, a 10 s
+    /// busy timeout, foreign keys on.
+    pub(crate) fn sqlite_options(path: &std::path::Path) -> SqliteConnectOptions {
+        SqliteConnectOptions::new()
+            .filename(path)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(SQLITE_BUSY_TIMEOUT)
+            .foreign_keys(true)
+    }
+}

@@ -1,0 +1,27 @@
+//! `baton history`: the leader-change history, a page at a time.
+
+use baton::{Cursor, HistoryParams, LeaseName};
+
+use super::connect;
+use crate::cli::HistoryArgs;
+
+pub async fn run(args: HistoryArgs) -> anyhow::Result<()> {
+    let params = HistoryParams {
+        lease: args.lease.as_deref().map(str::parse::<LeaseName>).transpose()?,
+        after: args.after.as_deref().map(Cursor::parse).transpose()?,
+        limit: baton::core::page::check_page_size(args.limit)?,
+    };
+    let store = connect(&args.backend).await?.leases();
+    let page = store.history(params).await?;
+    println!("{:>8} {:<26} {:<32} {:>8} {:<17} HOLDER", "ID", "AT", "LEASE", "TOKEN", "REASON");
+    for change in &page.items {
+        println!(
+            "{:>8} {:<26} {:<32} {:>8} {:<17} {}",
+            change.id, change.at, change.lease, change.token, change.reason, change.holder
+        );
+    }
+    if let Some(next) = page.next {
+        println!("next page: --after {next}");
+    }
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! One module per subcommand.
+
+mod child;
+mod exec;
+mod history;
+mod lease;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use baton::Backend;
+
+use crate::cli::{BackendArg, Cli, Command};
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Exec(args) => exec::run(args).await,
+        Command::Lease(command) => lease::run(command).await.map(|()| ExitCode::SUCCESS),
+        Command::History(args) => history::run(args).await.map(|()| ExitCode::SUCCESS),
+        Command::Migrate(args) => {
+            let backend = connect(&args).await?;
+            backend.migrate().await?;
+            println!("schema is up to date on {}", baton::redact(&args.backend));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench(args) => baton_bench::run(args).await.map(|()| ExitCode::SUCCESS),
+        Command::Demo => {
+            println!(
+                "baton demo: the three-node demonstration arrives with the cluster-wide \
+                 scheduler. Meanwhile try:\n  baton exec --backend sqlite://demo.db --lock hello \
+                 -- sh -c 'echo holding token $BATON_FENCING_TOKEN'"
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Opens the backend. The embedded SQLite file is migrated on open; server backends need
+/// `baton migrate` once, so that routine commands never run DDL.
+async fn connect(arg: &BackendArg) -> anyhow::Result<Backend> {
+    let backend = baton::connect(&arg.backend).await?;
+    if backend.is_embedded() {
+        backend.migrate().await.context("preparing the SQLite file")?;
+    }
+    Ok(backend)
+}

@@ -1,0 +1,63 @@
+//! Keyset pagination shared by every listing.
+
+use crate::error::{Error, Result};
+
+/// An opaque position in a listing; pass it back to get the next page.
+///
+/// Cursors are keyset positions (the id of the last item seen), so pages stay stable while new
+/// records are appended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cursor(i64);
+
+impl Cursor {
+    /// A cursor positioned after the record with this id.
+    pub fn after(id: i64) -> Self {
+        Cursor(id)
+    }
+
+    /// The id of the last record already seen.
+    pub fn last_id(self) -> i64 {
+        self.0
+    }
+
+    /// Parses a cursor as printed by [`Cursor::to_string`].
+    pub fn parse(text: &str) -> Result<Self> {
+        text.strip_prefix('c')
+            .and_then(|digits| digits.parse::<i64>().ok())
+            .filter(|id| *id >= 0)
+            .map(Cursor)
+            .ok_or_else(|| {
+                Error::invalid_input(format!(
+                    "invalid cursor {text:?}: expected a value printed as next_cursor, such as \"c42\""
+                ))
+            })
+    }
+}
+
+impl std::fmt::Display for Cursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "c{}", self.0)
+    }
+}
+
+/// One page of a listing, oldest first, with the cursor of the next page if there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page<T> {
+    /// The items of this page.
+    pub items: Vec<T>,
+    /// Where the next page starts, or `None` when this is the last page.
+    pub next: Option<Cursor>,
+}
+
+/// The largest page size any listing returns.
+pub const MAX_PAGE_SIZE: u32 = 1000;
+
+/// Checks a requested page size against [`MAX_PAGE_SIZE`].
+pub fn check_page_size(limit: u32) -> Result<u32> {
+    if limit == 0 || limit > MAX_PAGE_SIZE {
+        return Err(Error::invalid_input(format!(
+            "invalid page size {limit}: expected 1 to {MAX_PAGE_SIZE}"
+        )));
+    }
+    Ok(limit)
+}

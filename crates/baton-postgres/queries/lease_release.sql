@@ -1,0 +1,19 @@
+-- Releases a lease gracefully: compare-and-set on (name, holder, token), refused once the
+-- lease has expired. The row keeps its token so the next acquisition only goes up. Waiters are
+-- notified by the same statement; PostgreSQL delivers the notification on commit.
+--   $1 lease name, $2 holder, $3 token.
+WITH released AS (
+    UPDATE baton_leases AS l
+    SET holder = NULL,
+        expires_at = clock.now_ms,
+        released = 'graceful'
+    FROM (SELECT baton_now_ms() AS now_ms) AS clock
+    WHERE l.name = $1
+      AND l.holder = $2
+      AND l.token = $3
+      AND l.expires_at > clock.now_ms
+    RETURNING l.name
+)
+SELECT r.name
+FROM released AS r
+CROSS JOIN LATERAL (SELECT pg_notify('baton_lease_released', r.name)) AS notified

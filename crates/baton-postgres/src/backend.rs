@@ -1,0 +1,93 @@
+//! Connecting to PostgreSQL and handing out the stores.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use baton_core::{Error, ErrorKind, Result};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{Connection, PgConnection, PgPool};
+
+use crate::error::connect_error;
+use crate::lease::PostgresLeaseStore;
+use crate::{migrate, url};
+
+/// How many connections the pool opens at most.
+const POOL_SIZE: u32 = 8;
+/// How long an operation waits for a connection (or a first connection attempt) before failing.
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection pool to one PostgreSQL database holding baton's tables.
+///
+/// Cheap to clone: clones share the pool.
+#[derive(Clone)]
+pub struct PostgresBackend {
+    pool: PgPool,
+    options: Arc<PgConnectOptions>,
+    endpoint: Arc<str>,
+}
+
+impl PostgresBackend {
+    /// Connects to the database at a `postgres://` or `postgresql://` URL.
+    ///
+    /// One connection is opened at once so that a wrong address or bad credentials fail here,
+    /// with an [`ErrorKind::Unavailable`] error naming the host and port (never the password);
+    /// a malformed URL fails with [`ErrorKind::InvalidInput`].
+    pub async fn connect(url: &str) -> Result<Self> {
+        let options = url::parse(url)?;
+        let endpoint = url::endpoint(&options);
+        let attempt = tokio::time::timeout(CONNECT_TIMEOUT, PgConnection::connect_with(&options));
+        let first = match attempt.await {
+            Ok(Ok(conn)) => conn,
+            Ok(Err(err)) => return Err(connect_error(&endpoint, &err)),
+            Err(_) => {
+                return Err(Error::new(
+                    ErrorKind::Unavailable,
+                    format!(
+                        "cannot connect to PostgreSQL at {endpoint}: no answer within {}s",
+                        CONNECT_TIMEOUT.as_secs()
+                    ),
+                ));
+            }
+        };
+        // The check is done; the pool opens its own connections as it needs them.
+        let _ = first.close().await;
+        let pool = PgPoolOptions::new()
+            .max_connections(POOL_SIZE)
+            .acquire_timeout(CONNECT_TIMEOUT)
+            // No ping before each use: it doubles the round trips of every lease operation. A
+            // connection broken by a server restart fails its statement once (Unavailable) and
+            // the elector retries.
+            .test_before_acquire(false)
+            .connect_lazy_with(options.clone());
+        Ok(PostgresBackend { pool, options: Arc::new(options), endpoint: endpoint.into() })
+    }
+
+    /// Creates or upgrades baton's tables (all prefixed `baton_`), recording the applied
+    /// versions in [`MIGRATIONS_TABLE`](crate::MIGRATIONS_TABLE). Safe to run concurrently
+    /// and repeatedly.
+    pub async fn migrate(&self) -> Result<()> {
+        migrate::run(&self.pool).await
+    }
+
+    /// The lease store over this pool.
+    pub fn leases(&self) -> PostgresLeaseStore {
+        PostgresLeaseStore::new(self.pool.clone(), self.options.clone())
+    }
+
+    /// Where this backend connects, as `host:port` (or a socket path).
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// Closes every connection of the pool, waiting for those in use to be returned.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+impl fmt::Debug for PostgresBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresBackend").field("endpoint", &self.endpoint).finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,37 @@
+//! The PostgreSQL backend for baton.
+//!
+//! Leases are rows whose expiry is judged on the server's clock (`now()`), fencing tokens come
+//! from a sequence so that they never repeat, and releases wake waiters through
+//! `LISTEN`/`NOTIFY`. Every acquire, renew, release and forced release is exactly one statement
+//! and one commit, leader-change record and notification included.
+//!
+//! ```no_run
+//! # async fn demo() -> baton_core::Result<()> {
+//! let backend = baton_postgres::PostgresBackend::connect("postgres://app@db:5432/app").await?;
+//! backend.migrate().await?;
+//! let leases = backend.leases();
+//! # let _ = leases;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The schema lives in tables prefixed `baton_` and is versioned in its own migrations table,
+//! [`MIGRATIONS_TABLE`], so it never mixes with the host application's migrations.
+
+mod backend;
+mod changes;
+mod error;
+pub mod fence;
+mod lease;
+mod migrate;
+mod queries;
+mod row;
+mod url;
+
+pub use backend::PostgresBackend;
+pub use fence::{FenceError, check_and_bump};
+pub use lease::PostgresLeaseStore;
+pub use migrate::MIGRATIONS_TABLE;
+
+/// The channel on which releases are announced; the payload is the lease name.
+pub const RELEASE_CHANNEL: &str = "baton_lease_released";

@@ -1,0 +1,1 @@
+SELECT token FROM baton_fences WHERE resource = ?1

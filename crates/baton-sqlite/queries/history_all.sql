@@ -1,0 +1,5 @@
+SELECT id, lease, holder, token, at, reason
+FROM baton_leader_changes
+WHERE id > ?1
+ORDER BY id
+LIMIT ?2

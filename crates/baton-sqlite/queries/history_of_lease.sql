@@ -1,0 +1,5 @@
+SELECT id, lease, holder, token, at, reason
+FROM baton_leader_changes
+WHERE lease = ?1 AND id > ?2
+ORDER BY id
+LIMIT ?3

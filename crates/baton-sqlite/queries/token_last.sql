@@ -1,0 +1,1 @@
+SELECT value FROM baton_counters WHERE name = 'lease_token'

@@ -1,0 +1,54 @@
+//! The SQLite backend for baton: the embedded default.
+//!
+//! Every process that shares one database file on one host coordinates through it: leases are
+//! rows decided inside `BEGIN IMMEDIATE` transactions, fencing tokens come from a counter row
+//! that never goes down, and releases wake waiters in other processes through Unix datagram
+//! sockets in a directory beside the database file.
+//!
+//! ```no_run
+//! # async fn example() -> baton_core::Result<()> {
+//! use baton_core::LeaseStore;
+//!
+//! let backend = baton_sqlite::SqliteBackend::connect("sqlite://baton.db").await?;
+//! backend.migrate().await?;
+//! let leases = backend.leases();
+//! println!("store time: {}", leases.now().await?);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Store time
+//!
+//! SQLite has no server, so the store's clock is the host's wall clock, read inside each write
+//! transaction once its lock is held. Every process sharing the file runs on the same host and
+//! reads the same clock, so expiry is judged on one clock (invariant I1) as long as that clock
+//! is not stepped backwards or forwards by large amounts; keep it disciplined (NTP slewing).
+//!
+//! # Change notification
+//!
+//! [`LeaseStore::subscribe`](baton_core::LeaseStore::subscribe) binds a Unix datagram socket in
+//! `<database>.notify/` (created with mode 0700, so only the owner's processes take part). After
+//! a release or forced release commits, the releasing process sends the lease name to every
+//! socket there without blocking and removes the socket files of processes that are gone.
+//! Delivery is best effort; a waiter that misses one retries on its own schedule.
+//!
+//! # Limits
+//!
+//! The file must live on a local filesystem: WAL mode needs shared memory and does not work over
+//! a network filesystem. In-memory databases are refused, since other processes could not see
+//! them.
+
+mod backend;
+mod error;
+pub mod fence;
+mod history;
+mod lease;
+mod migrate;
+mod notify;
+mod row;
+mod tx;
+mod url;
+
+pub use backend::SqliteBackend;
+pub use fence::{FenceError, check_and_bump};
+pub use lease::SqliteLeaseStore;

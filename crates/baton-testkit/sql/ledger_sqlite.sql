@@ -1,0 +1,10 @@
+CREATE TABLE IF NOT EXISTS baton_test_ledger (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    writer TEXT NOT NULL,
+    token INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS baton_test_ledger_rejections (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    writer TEXT NOT NULL,
+    token INTEGER NOT NULL
+);

@@ -1,0 +1,112 @@
+//! A lease holder for fault tests, run as a separate process.
+//!
+//! Usage: `baton-test-holder BACKEND_URL LEASE TTL_MS WRITER`. It campaigns for the lease and,
+//! while leading, appends to the fenced ledger every 50 ms, checking its lease before each
+//! write. It reports on stdout, one event per line:
+//! `ACQUIRED <token>`, `WROTE <token>`, `REJECTED <token>`, `LOST <token>`, and after each loss
+//! one deliberate write with the lost token, `PROBE ACCEPTED|REJECTED <token>`, which shows what
+//! the fence does with a stale writer. It prints `READY` once connected.
+//!
+//! A line `STOP` on stdin makes it stop itself with SIGSTOP right after a renewal and a write
+//! completed, so that it is paused while holding no transaction open: exactly a SIGSTOP of the
+//! whole process, at an instant where a SQLite file lock cannot make the pause block others.
+
+use std::io::Write;
+use std::time::Duration;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use baton::{Elector, ElectorConfig, HolderId, LeaderGuard, LeaseName};
+use baton_testkit::ledger::{Append, Ledger};
+use nix::sys::signal::{Signal, raise};
+use tokio::io::AsyncBufReadExt;
+
+fn say(line: String) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [url, lease, ttl_ms, writer] = args.as_slice() else {
+        anyhow::bail!("usage: baton-test-holder BACKEND_URL LEASE TTL_MS WRITER");
+    };
+    let lease: LeaseName = lease.parse()?;
+    let ttl = Duration::from_millis(ttl_ms.parse().context("TTL_MS")?);
+    let backend = baton::connect(url).await?;
+    backend.migrate().await?;
+    let ledger = Ledger::open(url).await?;
+    let config = ElectorConfig::new(HolderId::new(writer.clone())?).with_ttl(ttl);
+    let elector = Elector::new(backend.leases(), config)?;
+    let stop_requested = watch_stdin_for_stop();
+    say("READY".to_string());
+    loop {
+        let guard = elector.acquire(&lease).await?;
+        let token = guard.token();
+        say(format!("ACQUIRED {token}"));
+        while guard.ensure_valid().is_ok() {
+            let append = tokio::select! {
+                append = ledger.append(writer, token) => append,
+                () = guard.cancelled() => break,
+            };
+            match append {
+                Ok(Append::Accepted) => say(format!("WROTE {token}")),
+                Ok(Append::Rejected) => say(format!("REJECTED {token}")),
+                Err(err) => say(format!("ERROR {token} {err:#}")),
+            }
+            if stop_requested.load(Ordering::SeqCst) {
+                stop_requested.store(false, Ordering::SeqCst);
+                stop_after_next_renewal(&guard).await;
+                continue;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        say(format!("LOST {token}"));
+        drop(guard);
+        say(probe(&ledger, writer, token).await);
+    }
+}
+
+/// Sets the returned flag whenever a `STOP` line arrives on stdin.
+fn watch_stdin_for_stop() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.trim() == "STOP" {
+                set.store(true, Ordering::SeqCst);
+            }
+        }
+    });
+    flag
+}
+
+/// Waits until a renewal moves the deadline, then stops the whole process.
+async fn stop_after_next_renewal(guard: &LeaderGuard) {
+    let before = guard.deadline();
+    while guard.deadline() == before && guard.ensure_valid().is_ok() {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    say("STOPPING".to_string());
+    let _ = raise(Signal::SIGSTOP);
+}
+
+/// One deliberate write with a lost token; retried while the store is unreachable, so that the
+/// answer is the fence's.
+async fn probe(ledger: &Ledger, writer: &str, token: baton::FencingToken) -> String {
+    let mut last_error = String::new();
+    for _ in 0..20 {
+        match ledger.append(writer, token).await {
+            Ok(Append::Accepted) => return format!("PROBE ACCEPTED {token}"),
+            Ok(Append::Rejected) => return format!("PROBE REJECTED {token}"),
+            Err(err) => last_error = format!("{err:#}"),
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    format!("PROBE ERROR {last_error} {token}")
+}

@@ -1,0 +1,31 @@
+//! Conformance suites: one per backend trait, run against every backend and the in-memory
+//! reference.
+//!
+//! A backend's test file instantiates a suite with a macro, for example
+//! `baton_testkit::lease_conformance!(harness());`, which expands to one `#[tokio::test]` per
+//! case so that each case passes or fails on its own.
+
+pub mod lease;
+
+/// A lease name unique to this run, so cases can share one database.
+pub fn unique_name(prefix: &str) -> baton_core::LeaseName {
+    let name = format!("{prefix}-{:016x}", fastrand_u64());
+    baton_core::LeaseName::new(name).expect("valid generated name")
+}
+
+/// A holder id unique to this run.
+pub fn unique_holder(prefix: &str) -> baton_core::HolderId {
+    baton_core::HolderId::new(format!("{prefix}-{:016x}", fastrand_u64())).expect("valid holder")
+}
+
+fn fastrand_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos(),
+    );
+    hasher.finish()
+}

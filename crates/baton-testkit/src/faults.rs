@@ -1,0 +1,166 @@
+//! Fault scenarios with lease holders as separate processes, shared by every backend's fault
+//! tests. Each scenario ends by checking the fenced ledger: no stale write was ever accepted.
+
+use std::time::{Duration, Instant};
+
+use crate::holder::HolderProcess;
+use crate::ledger::{Ledger, LedgerReport};
+
+/// The TTL fault tests give their holders: renew every 600 ms, step down 2.1 s after the last
+/// successful renewal, retry every 300 ms ± 20 %.
+pub const TTL: Duration = Duration::from_secs(3);
+/// The retry period that goes with [`TTL`], jitter included.
+pub const RETRY_WITH_JITTER: Duration = Duration::from_millis(360);
+/// What a busy two-core test machine adds to a measured handover: process scheduling, one store
+/// round trip and the report line crossing a pipe.
+pub const MEASUREMENT_ALLOWANCE: Duration = Duration::from_secs(1);
+/// How long to wait for events that have no bound of their own (startup, first write).
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Where the holders run.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// Path of the `baton-test-holder` binary.
+    pub binary: String,
+    /// Backend URL the holders use.
+    pub url: String,
+    /// The lease they compete for.
+    pub lease: String,
+}
+
+impl Setup {
+    /// Starts a holder named `writer` on `url` and waits until it is connected.
+    pub async fn holder_on(&self, url: &str, writer: &str) -> HolderProcess {
+        let mut holder = HolderProcess::spawn(&self.binary, url, &self.lease, TTL, writer);
+        holder.expect("READY", PATIENCE).await;
+        holder
+    }
+
+    /// Starts a holder on the setup's URL.
+    pub async fn holder(&self, writer: &str) -> HolderProcess {
+        self.holder_on(&self.url, writer).await
+    }
+
+    /// Checks the ledger: no stale write accepted.
+    pub async fn check_ledger(&self) -> LedgerReport {
+        let report = Ledger::open(&self.url).await.expect("ledger").check().await.expect("check");
+        assert_eq!(report.stale_accepted, 0, "stale writes were accepted: {report:?}");
+        report
+    }
+}
+
+/// `kill -9` of the holder: another holder takes over within TTL + retry period.
+pub async fn killed_holder_is_replaced_within_ttl_and_retry(setup: &Setup) -> Duration {
+    let mut a = setup.holder("a").await;
+    let (acquired_a, _) = a.expect("ACQUIRED", PATIENCE).await;
+    a.expect("WROTE", PATIENCE).await;
+    let mut b = setup.holder("b").await;
+    let killed = Instant::now();
+    a.kill9().await;
+    let (acquired_b, _) = b.expect("ACQUIRED", PATIENCE).await;
+    let failover = killed.elapsed();
+    assert!(
+        acquired_b.token() > acquired_a.token(),
+        "tokens must rise: {acquired_a:?} {acquired_b:?}"
+    );
+    let bound = TTL + RETRY_WITH_JITTER + MEASUREMENT_ALLOWANCE;
+    assert!(failover <= bound, "failover took {failover:?}, more than {bound:?}");
+    b.expect("WROTE", PATIENCE).await;
+    setup.check_ledger().await;
+    failover
+}
+
+/// `SIGSTOP` of the holder past its TTL, then `SIGCONT`: another holder took over meanwhile;
+/// the resumed holder notices its loss before any new write, and its deliberate stale write is
+/// rejected by the fence.
+pub async fn paused_holder_notices_its_loss_and_is_fenced(setup: &Setup) {
+    let mut a = setup.holder("a").await;
+    a.expect("ACQUIRED", PATIENCE).await;
+    a.expect("WROTE", PATIENCE).await;
+    let mut b = setup.holder("b").await;
+    a.pause(PATIENCE).await;
+    let paused = Instant::now();
+    b.expect("ACQUIRED", TTL + RETRY_WITH_JITTER + MEASUREMENT_ALLOWANCE).await;
+    b.expect("WROTE", PATIENCE).await;
+    assert!(
+        paused.elapsed() >= Duration::from_secs(2),
+        "b took over before a's lease could expire"
+    );
+    a.drain();
+    a.resume();
+    let (lost, before_loss) = a.expect("LOST", PATIENCE).await;
+    assert!(
+        before_loss.is_empty(),
+        "a wrote after resuming, before noticing its loss: {before_loss:?}"
+    );
+    let probe = a.next(PATIENCE).await;
+    assert_eq!(probe.kind, "PROBE");
+    assert!(probe.detail.starts_with("REJECTED"), "the fence accepted a stale write: {probe:?}");
+    assert_eq!(probe.token(), lost.token());
+    let report = setup.check_ledger().await;
+    assert!(report.rejected >= 1, "{report:?}");
+}
+
+/// A blackhole between the holder and the store: the holder steps down by its deadline,
+/// another holder takes over only after that, and once the cut heals the old holder's
+/// deliberate stale write is rejected by the fence. `proxied_url` reaches the store through
+/// `proxy`.
+pub async fn cut_holder_steps_down_and_is_fenced(
+    setup: &Setup,
+    proxy: &crate::proxy::FaultProxy,
+    proxied_url: &str,
+) {
+    let mut a = setup.holder_on(proxied_url, "a").await;
+    a.expect("ACQUIRED", PATIENCE).await;
+    a.expect("WROTE", PATIENCE).await;
+    let mut b = setup.holder("b").await;
+    proxy.set_mode(crate::proxy::Mode::Blackhole);
+    let cut = Instant::now();
+    let (lost, _) = a.expect("LOST", PATIENCE).await;
+    let renew_interval = TTL / 5;
+    let renew_deadline = TTL * 7 / 10;
+    let bound = renew_interval + renew_deadline + MEASUREMENT_ALLOWANCE;
+    let stepped_down = lost.at.duration_since(cut);
+    assert!(
+        stepped_down <= bound,
+        "a stepped down {stepped_down:?} after the cut, bound {bound:?}"
+    );
+    let (acquired_b, _) = b.expect("ACQUIRED", PATIENCE).await;
+    assert!(acquired_b.at > lost.at, "b acquired before a stepped down");
+    assert!(acquired_b.token() > lost.token());
+    b.expect("WROTE", PATIENCE).await;
+    proxy.set_mode(crate::proxy::Mode::Pass);
+    let (probe, _) = a.expect("PROBE", PATIENCE).await;
+    assert!(probe.detail.starts_with("REJECTED"), "after the heal: {probe:?}");
+    let report = setup.check_ledger().await;
+    assert!(report.rejected >= 1, "{report:?}");
+}
+
+/// A crash of the store while holders run, kept down until the holder stepped down, then a
+/// restart: every token issued after the restart is greater than every token issued before.
+pub async fn store_restart_never_reissues_a_token(
+    setup: &Setup,
+    crash: impl FnOnce(),
+    restart: impl FnOnce(),
+) {
+    let mut a = setup.holder("a").await;
+    let (first, _) = a.expect("ACQUIRED", PATIENCE).await;
+    a.expect("WROTE", PATIENCE).await;
+    let mut b = setup.holder("b").await;
+    crash();
+    a.expect("LOST", PATIENCE).await;
+    restart();
+    let restarted = Instant::now();
+    let highest_before = first.token().expect("token");
+    let next = tokio::select! {
+        (event, _) = a.expect("ACQUIRED", PATIENCE) => event,
+        (event, _) = b.expect("ACQUIRED", PATIENCE) => event,
+    };
+    assert!(
+        next.token().expect("token") > highest_before,
+        "token {:?} issued after the restart is not above {highest_before}",
+        next.token()
+    );
+    assert!(next.at > restarted);
+    setup.check_ledger().await;
+}

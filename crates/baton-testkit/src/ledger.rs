@@ -1,0 +1,183 @@
+//! A fenced ledger and its checker.
+//!
+//! Writers append entries to one resource through the fenced sink (invariant I4): each append is
+//! one transaction that first checks and bumps the fence with the writer's token, then inserts
+//! the entry. A refused append is recorded as a rejection in a separate transaction. The checker
+//! walks the accepted entries in commit order: an entry whose token is below a token accepted
+//! before it is a stale write that got through, and must never exist.
+
+use anyhow::Context;
+use baton::FencingToken;
+use sqlx::{Connection, PgPool, SqlitePool};
+
+/// The resource every ledger append is fenced on.
+pub const RESOURCE: &str = "ledger";
+
+/// What became of one append.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Append {
+    /// The fence accepted the token and the entry was committed.
+    Accepted,
+    /// The fence refused the token as stale; nothing was written but the rejection.
+    Rejected,
+}
+
+/// What the checker found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LedgerReport {
+    /// Entries committed.
+    pub accepted: u64,
+    /// Appends refused by the fence.
+    pub rejected: u64,
+    /// Entries committed with a token lower than one committed before them (must be 0).
+    pub stale_accepted: u64,
+}
+
+/// A ledger on a SQL store.
+#[derive(Debug, Clone)]
+pub enum Ledger {
+    /// On PostgreSQL.
+    Postgres(PgPool),
+    /// On a SQLite file.
+    Sqlite(SqlitePool),
+}
+
+impl Ledger {
+    /// Opens the ledger on the store at `url` (whose baton schema must be migrated) and
+    /// creates its tables.
+    pub async fn open(url: &str) -> anyhow::Result<Self> {
+        let ledger = if url.starts_with("postgres") {
+            let pool = PgPool::connect(url).await.context("opening the PostgreSQL ledger")?;
+            sqlx::raw_sql(include_str!("../sql/ledger_postgres.sql")).execute(&pool).await?;
+            Ledger::Postgres(pool)
+        } else {
+            let path = url.trim_start_matches("sqlite://");
+            let options = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(path)
+                .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+                .busy_timeout(std::time::Duration::from_secs(10));
+            let pool =
+                SqlitePool::connect_with(options).await.context("opening the SQLite ledger")?;
+            sqlx::raw_sql(include_str!("../sql/ledger_sqlite.sql")).execute(&pool).await?;
+            Ledger::Sqlite(pool)
+        };
+        Ok(ledger)
+    }
+
+    /// Appends one entry by `writer` under `token`, through the fence.
+    pub async fn append(&self, writer: &str, token: FencingToken) -> anyhow::Result<Append> {
+        let stale = match self {
+            Ledger::Postgres(pool) => {
+                let mut tx = pool.begin().await?;
+                match baton::postgres::check_and_bump(&mut tx, RESOURCE, token).await {
+                    Ok(()) => {
+                        sqlx::query(
+                            "INSERT INTO baton_test_ledger (writer, token) VALUES ($1, $2)",
+                        )
+                        .bind(writer)
+                        .bind(token.to_store())
+                        .execute(&mut *tx)
+                        .await?;
+                        tx.commit().await?;
+                        false
+                    }
+                    Err(baton::postgres::FenceError::Stale { .. }) => true,
+                    Err(err) => return Err(err.into()),
+                }
+            }
+            Ledger::Sqlite(pool) => {
+                let mut conn = pool.acquire().await?;
+                let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+                match baton::sqlite::fence::check_and_bump(&mut tx, RESOURCE, token).await {
+                    Ok(()) => {
+                        sqlx::query("INSERT INTO baton_test_ledger (writer, token) VALUES (?, ?)")
+                            .bind(writer)
+                            .bind(token.to_store())
+                            .execute(&mut *tx)
+                            .await?;
+                        tx.commit().await?;
+                        false
+                    }
+                    Err(baton::sqlite::FenceError::Stale { .. }) => true,
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        };
+        if !stale {
+            return Ok(Append::Accepted);
+        }
+        self.record_rejection(writer, token).await?;
+        Ok(Append::Rejected)
+    }
+
+    async fn record_rejection(&self, writer: &str, token: FencingToken) -> anyhow::Result<()> {
+        match self {
+            Ledger::Postgres(pool) => {
+                sqlx::query(
+                    "INSERT INTO baton_test_ledger_rejections (writer, token) VALUES ($1, $2)",
+                )
+                .bind(writer)
+                .bind(token.to_store())
+                .execute(pool)
+                .await?;
+            }
+            Ledger::Sqlite(pool) => {
+                sqlx::query(
+                    "INSERT INTO baton_test_ledger_rejections (writer, token) VALUES (?, ?)",
+                )
+                .bind(writer)
+                .bind(token.to_store())
+                .execute(pool)
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the whole ledger.
+    pub async fn check(&self) -> anyhow::Result<LedgerReport> {
+        let (tokens, rejected): (Vec<i64>, i64) = match self {
+            Ledger::Postgres(pool) => (
+                sqlx::query_scalar("SELECT token FROM baton_test_ledger ORDER BY seq")
+                    .fetch_all(pool)
+                    .await?,
+                sqlx::query_scalar("SELECT count(*) FROM baton_test_ledger_rejections")
+                    .fetch_one(pool)
+                    .await?,
+            ),
+            Ledger::Sqlite(pool) => (
+                sqlx::query_scalar("SELECT token FROM baton_test_ledger ORDER BY seq")
+                    .fetch_all(pool)
+                    .await?,
+                sqlx::query_scalar("SELECT count(*) FROM baton_test_ledger_rejections")
+                    .fetch_one(pool)
+                    .await?,
+            ),
+        };
+        Ok(check_order(&tokens, u64::try_from(rejected).unwrap_or(0)))
+    }
+}
+
+/// Counts entries whose token is below the highest token committed before them.
+fn check_order(tokens: &[i64], rejected: u64) -> LedgerReport {
+    let mut highest = i64::MIN;
+    let mut stale_accepted = 0;
+    for &token in tokens {
+        if token < highest {
+            stale_accepted += 1;
+        }
+        highest = highest.max(token);
+    }
+    LedgerReport { accepted: tokens.len() as u64, rejected, stale_accepted }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_order;
+
+    #[test]
+    fn the_checker_counts_entries_below_an_earlier_token() {
+        assert_eq!(check_order(&[1, 1, 2, 3, 3], 0).stale_accepted, 0);
+        assert_eq!(check_order(&[1, 3, 2, 3, 1], 2).stale_accepted, 2);
+    }
+}

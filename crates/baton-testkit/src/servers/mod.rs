@@ -1,0 +1,14 @@
+//! Throwaway real servers for tests, started from the machine's binaries on a free loopback
+//! port in a temporary directory, and cleaned up when dropped (even when a test panics).
+//!
+//! [`ServerProcess`] is the generic part; a server kind adds only its command line and
+//! readiness probe in a [`ServerSpec`], as [`PostgresServer`] does.
+
+mod family;
+mod postgres;
+mod process;
+mod spec;
+
+pub use postgres::PostgresServer;
+pub use process::ServerProcess;
+pub use spec::{Probe, RunAs, ServerSpec, running_as_root, tcp_accepts};

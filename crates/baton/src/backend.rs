@@ -1,0 +1,127 @@
+//! Opening a backend by URL scheme.
+
+use std::sync::Arc;
+
+use baton_core::{Error, LeaseStore, Result};
+
+/// An open connection to one coordination store.
+#[derive(Clone)]
+pub struct Backend {
+    leases: Arc<dyn LeaseStore>,
+    migrator: Migrator,
+}
+
+#[derive(Clone)]
+enum Migrator {
+    Memory,
+    #[cfg(feature = "sqlite")]
+    Sqlite(baton_sqlite::SqliteBackend),
+    #[cfg(feature = "postgres")]
+    Postgres(baton_postgres::PostgresBackend),
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend").finish_non_exhaustive()
+    }
+}
+
+/// The URL schemes this build accepts, for error messages.
+fn accepted_schemes() -> &'static str {
+    match (cfg!(feature = "sqlite"), cfg!(feature = "postgres")) {
+        (true, true) => "sqlite://PATH, postgres://USER@HOST:PORT/DB or memory://",
+        (true, false) => "sqlite://PATH or memory://",
+        (false, true) => "postgres://USER@HOST:PORT/DB or memory://",
+        (false, false) => "memory://",
+    }
+}
+
+/// Opens the backend named by `url`: `sqlite://path/to/file.db`, `postgres://…`, or
+/// `memory://` (this process only: for examples and tests).
+///
+/// Opening does not change the store; call [`Backend::migrate`] to create or upgrade its schema.
+pub async fn connect(url: &str) -> Result<Backend> {
+    let scheme = url.split_once("://").map(|(scheme, _)| scheme).unwrap_or("");
+    match scheme {
+        "memory" => Ok(Backend {
+            leases: Arc::new(baton_core::memory::MemoryLeaseStore::default()),
+            migrator: Migrator::Memory,
+        }),
+        #[cfg(feature = "sqlite")]
+        "sqlite" => {
+            let backend = baton_sqlite::SqliteBackend::connect(url).await?;
+            Ok(Backend { leases: Arc::new(backend.leases()), migrator: Migrator::Sqlite(backend) })
+        }
+        #[cfg(feature = "postgres")]
+        "postgres" | "postgresql" => {
+            let backend = baton_postgres::PostgresBackend::connect(url).await?;
+            Ok(Backend {
+                leases: Arc::new(backend.leases()),
+                migrator: Migrator::Postgres(backend),
+            })
+        }
+        _ => Err(Error::invalid_input(format!(
+            "unknown backend URL {:?}: expected {}",
+            redact(url),
+            accepted_schemes()
+        ))),
+    }
+}
+
+/// The URL with any password replaced, for messages.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let (authority, path) = rest.split_once('/').map_or((rest, None), |(a, p)| (a, Some(p)));
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{user}:***@{host}"),
+            None => authority.to_string(),
+        },
+        None => authority.to_string(),
+    };
+    match path {
+        Some(path) => format!("{scheme}://{authority}/{path}"),
+        None => format!("{scheme}://{authority}"),
+    }
+}
+
+impl Backend {
+    /// The lease store of this backend.
+    pub fn leases(&self) -> Arc<dyn LeaseStore> {
+        self.leases.clone()
+    }
+
+    /// Whether the store is an embedded file owned by baton (migrated on open by the CLI).
+    pub fn is_embedded(&self) -> bool {
+        match &self.migrator {
+            Migrator::Memory => true,
+            #[cfg(feature = "sqlite")]
+            Migrator::Sqlite(_) => true,
+            #[cfg(feature = "postgres")]
+            Migrator::Postgres(_) => false,
+        }
+    }
+
+    /// Creates or upgrades the schema; safe to run concurrently and repeatedly.
+    pub async fn migrate(&self) -> Result<()> {
+        match &self.migrator {
+            Migrator::Memory => Ok(()),
+            #[cfg(feature = "sqlite")]
+            Migrator::Sqlite(backend) => backend.migrate().await,
+            #[cfg(feature = "postgres")]
+            Migrator::Postgres(backend) => backend.migrate().await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_reach_messages() {
+        assert_eq!(redact("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
+        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redact("sqlite://a.db"), "sqlite://a.db");
+    }
+}

@@ -1,0 +1,189 @@
+//! Leader election and lease holding with fencing tokens.
+//!
+//! An [`Elector`] acts for one holder (one process incarnation) and may hold many leases. Every
+//! lease it holds is renewed by one store call per renew interval, whatever their number. Each
+//! acquisition starts a term with a local deadline on the monotonic clock (send time of the last
+//! successful acquire or renew plus the renew deadline); past it, or when the store reports the
+//! lease lost, or when the process stalled, the term ends and its [`LeaderGuard`] is cancelled,
+//! before any other contender can acquire the lease on the store's clock.
+
+mod campaign;
+mod config;
+mod guard;
+mod renewer;
+mod shared;
+mod term;
+mod wakeups;
+mod watchdog;
+
+use std::sync::Arc;
+
+use baton_core::{
+    AcquireOutcome, AcquireParams, Error, ErrorKind, HolderId, Lease, LeaseName, LeaseStore, Result,
+};
+use tokio::time::Instant;
+use tokio_util::sync::DropGuard;
+
+pub use campaign::{Campaign, Leadership};
+pub use config::ElectorConfig;
+pub use guard::{LeaderGuard, LeaderHandle};
+use shared::Shared;
+use term::Term;
+
+/// The answer to [`Elector::try_acquire`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Acquisition {
+    /// This process now holds the lease.
+    Acquired(LeaderGuard),
+    /// Someone else holds it; this is its record.
+    Held(Lease),
+}
+
+/// Acquires and holds leases for one holder. Cheap to clone; background tasks stop when the
+/// last clone is dropped or on [`Elector::shutdown`].
+#[derive(Debug, Clone)]
+pub struct Elector {
+    shared: Arc<Shared>,
+    _stop_on_drop: Arc<DropGuard>,
+}
+
+impl Elector {
+    /// Validates `config` and starts the renew loop and the stall watchdog on the current tokio
+    /// runtime.
+    pub fn new(store: Arc<dyn LeaseStore>, config: ElectorConfig) -> Result<Self> {
+        config.validate()?;
+        let shared = Arc::new(Shared::new(store, config));
+        shared.tasks.spawn(renewer::run(shared.clone()));
+        shared.tasks.spawn(renewer::watch_for_stalls(shared.clone()));
+        let stop = shared.shutdown.clone().drop_guard();
+        Ok(Elector { shared, _stop_on_drop: Arc::new(stop) })
+    }
+
+    /// The holder this elector acts for.
+    pub fn holder(&self) -> &HolderId {
+        &self.shared.config.holder
+    }
+
+    /// The timing in use.
+    pub fn config(&self) -> &ElectorConfig {
+        &self.shared.config
+    }
+
+    /// The store leases are held in.
+    pub fn store(&self) -> &Arc<dyn LeaseStore> {
+        &self.shared.store
+    }
+
+    /// One attempt: acquires the lease if it is free, or reports who holds it.
+    ///
+    /// An attempt whose outcome is unknown (the store timed out or went away mid-request) is
+    /// resolved by reading the lease back, never by retrying blindly.
+    pub async fn try_acquire(&self, name: &LeaseName) -> Result<Acquisition> {
+        self.ensure_running()?;
+        let params = AcquireParams {
+            name: name.clone(),
+            holder: self.shared.config.holder.clone(),
+            ttl: self.shared.config.ttl,
+        };
+        let sent = Instant::now();
+        let attempt = self.bounded(self.shared.store.acquire(params)).await;
+        let lease = match attempt {
+            Ok(AcquireOutcome::Acquired { lease, reason }) => {
+                tracing::info!(lease = %name, token = %lease.token, %reason, "acquired lease");
+                lease
+            }
+            Ok(AcquireOutcome::Held(lease)) => return Ok(Acquisition::Held(lease)),
+            Ok(_) => return Err(Error::new(ErrorKind::Internal, "unexpected acquire outcome")),
+            Err(err) if err.kind().outcome_unknown() => self.read_back(name, err).await?,
+            Err(err) => return Err(err),
+        };
+        let term = Arc::new(Term::new(
+            name.clone(),
+            lease.token,
+            sent + self.shared.config.renew_deadline,
+        ));
+        self.shared.insert(term.clone());
+        Ok(Acquisition::Acquired(LeaderGuard::new(term, self.shared.clone())))
+    }
+
+    /// Resolves an acquisition of unknown outcome by reading the lease: it is ours only if the
+    /// store names this holder.
+    async fn read_back(&self, name: &LeaseName, original: Error) -> Result<Lease> {
+        match self.bounded(self.shared.store.get(name)).await {
+            Ok(Some(lease)) if lease.holder.as_ref() == Some(&self.shared.config.holder) => {
+                Ok(lease)
+            }
+            _ => Err(original),
+        }
+    }
+
+    /// Waits until the lease is acquired: retries every retry period (with jitter) and wakes at
+    /// once when the store reports the lease released. Transient store errors are logged and
+    /// retried; invalid input and schema errors are returned.
+    pub async fn acquire(&self, name: &LeaseName) -> Result<LeaderGuard> {
+        wakeups::ensure_listening(&self.shared);
+        let mut released = self.shared.released.subscribe();
+        loop {
+            match self.try_acquire(name).await {
+                Ok(Acquisition::Acquired(guard)) => return Ok(guard),
+                Ok(Acquisition::Held(_)) => {}
+                Err(err)
+                    if matches!(
+                        err.kind(),
+                        ErrorKind::Unavailable | ErrorKind::Timeout | ErrorKind::Conflict
+                    ) =>
+                {
+                    tracing::warn!(lease = %name, %err, "acquire attempt failed, retrying");
+                }
+                Err(err) => return Err(err),
+            }
+            tokio::select! {
+                () = self.shared.shutdown.cancelled() => return Err(shut_down()),
+                () = tokio::time::sleep(self.shared.config.jittered_retry()) => {}
+                () = wakeups::released(&mut released, name) => {}
+            }
+        }
+    }
+
+    /// Campaigns for a lease in the background for as long as the returned [`Campaign`] lives,
+    /// publishing leadership on a watch channel and campaigning again after each lost term.
+    pub fn campaign(&self, name: LeaseName) -> Campaign {
+        Campaign::start(self.clone(), name)
+    }
+
+    /// Graceful shutdown: ends every term (cancelling the work bound to it), releases every
+    /// lease so the next holders take over at once, and stops the background tasks.
+    pub async fn shutdown(&self) {
+        for term in self.shared.terms() {
+            if let Err(err) = self.shared.step_down(&term, "shutting down").await {
+                tracing::warn!(lease = %term.lease, %err, "release on shutdown failed");
+            }
+        }
+        self.shared.shutdown.cancel();
+        self.shared.tasks.close();
+        self.shared.tasks.wait().await;
+    }
+
+    /// Bounds a store call by the renew deadline, so a cut connection cannot hang a caller.
+    async fn bounded<T>(&self, call: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        let limit = self.shared.config.renew_deadline;
+        tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+            Err(Error::new(
+                ErrorKind::Timeout,
+                format!("the store did not answer within {limit:?}"),
+            ))
+        })
+    }
+
+    fn ensure_running(&self) -> Result<()> {
+        if self.shared.shutdown.is_cancelled() {
+            return Err(shut_down());
+        }
+        Ok(())
+    }
+}
+
+fn shut_down() -> Error {
+    Error::new(ErrorKind::Unavailable, "the elector is shutting down")
+}

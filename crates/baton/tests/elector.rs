@@ -1,0 +1,216 @@
+//! The elector over the in-memory backend, with tokio's paused clock: no test waits on real
+//! time, and every wait is on a signal (a guard's cancellation, a watch channel, a task).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use baton::core::memory::MemoryLeaseStore;
+use baton::core::{
+    AcquireOutcome, AcquireParams, Capabilities, ForceReleaseParams, LeaseChanges, ReleaseParams,
+    RenewAllOutcome, RenewAllParams, RenewParams,
+};
+use baton::{
+    Acquisition, ChangeReason, Elector, ElectorConfig, ErrorKind, HistoryParams, HolderId,
+    LeaderChange, Leadership, Lease, LeaseName, LeaseStore, Page, Result, StoreTime,
+};
+
+/// The in-memory store with a switch that makes renewals hang, like a cut network.
+#[derive(Default)]
+struct CuttableStore {
+    inner: MemoryLeaseStore,
+    renewals_hang: AtomicBool,
+    renew_calls: AtomicUsize,
+}
+
+#[async_trait]
+impl LeaseStore for CuttableStore {
+    async fn acquire(&self, params: AcquireParams) -> Result<AcquireOutcome> {
+        self.inner.acquire(params).await
+    }
+    async fn renew(&self, params: RenewParams) -> Result<Lease> {
+        self.inner.renew(params).await
+    }
+    async fn renew_all(&self, params: RenewAllParams) -> Result<RenewAllOutcome> {
+        self.renew_calls.fetch_add(1, Ordering::SeqCst);
+        if self.renewals_hang.load(Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
+        self.inner.renew_all(params).await
+    }
+    async fn release(&self, params: ReleaseParams) -> Result<bool> {
+        self.inner.release(params).await
+    }
+    async fn force_release(&self, params: ForceReleaseParams) -> Result<Option<Lease>> {
+        self.inner.force_release(params).await
+    }
+    async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {
+        self.inner.get(name).await
+    }
+    async fn list(&self) -> Result<Vec<Lease>> {
+        self.inner.list().await
+    }
+    async fn history(&self, params: HistoryParams) -> Result<Page<LeaderChange>> {
+        self.inner.history(params).await
+    }
+    async fn now(&self) -> Result<StoreTime> {
+        self.inner.now().await
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+    async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {
+        self.inner.subscribe().await
+    }
+}
+
+fn elector(store: Arc<dyn LeaseStore>, holder: &str) -> Elector {
+    Elector::new(store, ElectorConfig::new(HolderId::new(holder).unwrap())).unwrap()
+}
+
+fn lease() -> LeaseName {
+    "settlement".parse().unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_held_lease_is_refused_and_handed_over_on_release() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let (a, b) = (elector(store.clone(), "a"), elector(store.clone(), "b"));
+    let guard = a.acquire(&lease()).await.unwrap();
+    guard.ensure_valid().unwrap();
+    match b.try_acquire(&lease()).await.unwrap() {
+        Acquisition::Held(held) => assert_eq!(held.holder, Some(HolderId::new("a").unwrap())),
+        other => panic!("expected held, got {other:?}"),
+    }
+    let waiter = tokio::spawn(async move { b.acquire(&lease()).await.map(|g| g.token()) });
+    let first_token = guard.token();
+    assert!(guard.release().await.unwrap());
+    let next_token = waiter.await.unwrap().unwrap();
+    assert!(next_token > first_token);
+    let history = store.history(HistoryParams::default()).await.unwrap();
+    let reasons: Vec<_> = history.items.iter().map(|c| c.reason).collect();
+    assert_eq!(reasons, [ChangeReason::Fresh, ChangeReason::Handover]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn renewals_keep_the_lease_past_its_ttl() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store.clone(), "a");
+    let guard = a.acquire(&lease()).await.unwrap();
+    let initial_deadline = guard.deadline();
+    tokio::time::sleep(Duration::from_secs(25)).await;
+    guard.ensure_valid().unwrap();
+    assert!(guard.deadline() > initial_deadline + Duration::from_secs(15));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lease_taken_away_in_the_store_cancels_the_guard() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store.clone(), "a");
+    let guard = a.acquire(&lease()).await.unwrap();
+    store.force_release(ForceReleaseParams { name: lease() }).await.unwrap();
+    guard.cancelled().await;
+    let err = guard.ensure_valid().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LeaseLost);
+    assert!(err.to_string().contains("no longer lists this process"), "{err}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_holder_cut_from_the_store_steps_down_at_its_deadline_before_expiry() {
+    let store = Arc::new(CuttableStore::default());
+    let a = elector(store.clone(), "a");
+    let started = tokio::time::Instant::now();
+    let guard = a.acquire(&lease()).await.unwrap();
+    store.renewals_hang.store(true, Ordering::SeqCst);
+    guard.cancelled().await;
+    let stepped_down_after = started.elapsed();
+    let config = a.config();
+    assert!(stepped_down_after >= config.renew_deadline, "{stepped_down_after:?}");
+    assert!(stepped_down_after < config.ttl, "must stop before the TTL: {stepped_down_after:?}");
+    assert_eq!(guard.ensure_valid().unwrap_err().kind(), ErrorKind::LeaseLost);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stalled_process_sees_the_loss_before_its_next_write() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store.clone(), "a");
+    let guard = a.acquire(&lease()).await.unwrap();
+    guard.ensure_valid().unwrap();
+    // Moving the paused clock without letting any task run is what a SIGSTOP looks like.
+    tokio::time::advance(a.config().stall_threshold + Duration::from_millis(100)).await;
+    let err = guard.ensure_valid().unwrap_err();
+    assert!(err.to_string().contains("stalled"), "{err}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn campaign_publishes_leadership_and_campaigns_again_after_a_loss() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store.clone(), "a");
+    let campaign = a.campaign(lease());
+    let mut watch = campaign.watch();
+    let first = campaign.leader().await;
+    store.force_release(ForceReleaseParams { name: lease() }).await.unwrap();
+    first.cancelled().await;
+    let second = loop {
+        watch.changed().await.unwrap();
+        if let Leadership::Leader(handle) = &*watch.borrow()
+            && handle.token() > first.token()
+        {
+            break handle.clone();
+        }
+    };
+    second.ensure_valid().unwrap();
+    drop(campaign);
+    second.cancelled().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn shutdown_releases_every_lease_for_an_immediate_handover() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store.clone(), "a");
+    let names: Vec<LeaseName> = (0..3).map(|i| format!("job-{i}").parse().unwrap()).collect();
+    let mut guards = Vec::new();
+    for name in &names {
+        guards.push(a.acquire(name).await.unwrap());
+    }
+    a.shutdown().await;
+    for guard in &guards {
+        assert!(guard.is_cancelled());
+    }
+    let b = elector(store.clone(), "b");
+    for name in &names {
+        assert!(matches!(b.try_acquire(name).await.unwrap(), Acquisition::Acquired(_)));
+    }
+    let err = a.try_acquire(&names[0]).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unavailable);
+}
+
+#[tokio::test]
+async fn invalid_timing_is_rejected_before_anything_starts() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let config = ElectorConfig {
+        renew_interval: Duration::from_secs(8),
+        ..ElectorConfig::new(HolderId::new("a").unwrap())
+    };
+    let err = Elector::new(store, config).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("renew interval (8s)"), "{err}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_renewal_call_per_interval_covers_every_held_lease() {
+    let store = Arc::new(CuttableStore::default());
+    let a = elector(store.clone(), "a");
+    let mut guards = Vec::new();
+    for i in 0..100 {
+        guards.push(a.acquire(&format!("l{i}").parse().unwrap()).await.unwrap());
+    }
+    let intervals = 10;
+    tokio::time::sleep(a.config().renew_interval * intervals).await;
+    for guard in &guards {
+        guard.ensure_valid().unwrap();
+    }
+    let calls = store.renew_calls.load(Ordering::SeqCst);
+    assert!(calls <= intervals as usize + 1, "{calls} renewal calls for 100 leases");
+}
