@@ -34,7 +34,7 @@ pub(crate) enum CommitCounter {
         /// The `-shm` file beside the database.
         shm: PathBuf,
         /// Keeps the WAL index from being removed between measurements.
-        _anchor: SqliteConnection,
+        anchor: SqliteConnection,
     },
     /// PostgreSQL: the cumulative statistics, read on a session of the counter's own.
     Postgres {
@@ -59,15 +59,21 @@ impl CommitCounter {
     pub(crate) async fn open(target: &Target) -> anyhow::Result<Self> {
         match target {
             Target::Sqlite { path } => {
-                let mut anchor = SqliteConnection::connect_with(&Target::sqlite_options(path)).await?;
+                let mut anchor =
+                    SqliteConnection::connect_with(&Target::sqlite_options(path)).await?;
                 sqlx::query(include_str!("../sql/sqlite_touch.sql")).execute(&mut anchor).await?;
                 let mut shm = path.clone().into_os_string();
                 shm.push("-shm");
-                Ok(CommitCounter::Sqlite { shm: shm.into(), _anchor: anchor })
+                Ok(CommitCounter::Sqlite { shm: shm.into(), anchor })
             }
             Target::Postgres { options } => {
                 let conn = PgConnection::connect_with(options).await?;
-                Ok(CommitCounter::Postgres { conn, issued: 0 })
+                let mut counter = CommitCounter::Postgres { conn, issued: 0 };
+                // The session's own start-up is published with its first statistics; an empty
+                // measurement absorbs it so the first real one starts clean.
+                let mark = counter.mark().await?;
+                counter.since(&mark).await?;
+                Ok(counter)
             }
         }
     }
@@ -123,6 +129,15 @@ impl CommitCounter {
         }
     }
 
+    /// Closes the counter's connection (on SQLite the last one lets the WAL be checkpointed).
+    pub(crate) async fn close(self) -> anyhow::Result<()> {
+        match self {
+            CommitCounter::Sqlite { anchor, .. } => anchor.close().await?,
+            CommitCounter::Postgres { conn, .. } => conn.close().await?,
+        }
+        Ok(())
+    }
+
     /// What [`CommitCounter::writes_now`] counts, for the report.
     pub(crate) fn writes_label(&self) -> &'static str {
         match self {
@@ -143,7 +158,8 @@ fn read_wal_changes(shm: &std::path::Path) -> anyhow::Result<u64> {
             "the SQLite WAL index {} is too short to read",
             shm.display()
         );
-        let (first, second) = (&bytes[..WAL_HEADER_BYTES], &bytes[WAL_HEADER_BYTES..2 * WAL_HEADER_BYTES]);
+        let (first, second) =
+            (&bytes[..WAL_HEADER_BYTES], &bytes[WAL_HEADER_BYTES..2 * WAL_HEADER_BYTES]);
         if first == second {
             let mut counter = [0u8; 4];
             counter.copy_from_slice(&first[ICHANGE_OFFSET..ICHANGE_OFFSET + 4]);
@@ -164,10 +180,9 @@ async fn other_sessions(conn: &mut PgConnection, issued: &mut u64) -> anyhow::Re
 
 async fn force_flush(conn: &mut PgConnection, issued: &mut u64) -> anyhow::Result<()> {
     *issued += 1;
-    sqlx::query(include_str!("../sql/pg_force_flush.sql"))
-        .execute(&mut *conn)
-        .await
-        .context("pg_stat_force_next_flush() (PostgreSQL 15 or later is needed to count commits)")?;
+    sqlx::query(include_str!("../sql/pg_force_flush.sql")).execute(&mut *conn).await.context(
+        "pg_stat_force_next_flush() (PostgreSQL 15 or later is needed to count commits)",
+    )?;
     Ok(())
 }
 

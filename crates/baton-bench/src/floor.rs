@@ -26,9 +26,9 @@ impl FloorConn {
             Target::Postgres { options } => {
                 FloorConn::Postgres(PgConnection::connect_with(options).await?)
             }
-            Target::Sqlite { path } => {
-                FloorConn::Sqlite(SqliteConnection::connect_with(&Target::sqlite_options(path)).await?)
-            }
+            Target::Sqlite { path } => FloorConn::Sqlite(
+                SqliteConnection::connect_with(&Target::sqlite_options(path)).await?,
+            ),
         })
     }
 
@@ -67,16 +67,27 @@ impl FloorConn {
         Ok(tx.commit().await?)
     }
 
-    async fn execute(&mut self, postgres: &'static str, sqlite: &'static str, id: Option<i32>) -> anyhow::Result<()> {
+    async fn execute(
+        &mut self,
+        postgres: &'static str,
+        sqlite: &'static str,
+        id: Option<i32>,
+    ) -> anyhow::Result<()> {
         match self {
             FloorConn::Postgres(conn) => {
                 let query = sqlx::query(postgres);
-                let query = match id { Some(id) => query.bind(id), None => query };
+                let query = match id {
+                    Some(id) => query.bind(id),
+                    None => query,
+                };
                 query.execute(&mut *conn).await?;
             }
             FloorConn::Sqlite(conn) => {
                 let query = sqlx::query(sqlite);
-                let query = match id { Some(id) => query.bind(id), None => query };
+                let query = match id {
+                    Some(id) => query.bind(id),
+                    None => query,
+                };
                 query.execute(&mut *conn).await?;
             }
         }

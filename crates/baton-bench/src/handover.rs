@@ -81,9 +81,12 @@ async fn hand_over(
         let outcome = elector.acquire(&wanted).await;
         let _ = sender.send((outcome, Instant::now()));
     });
-    probe::wait_until(&mut waiter.seen, SETTLE_LIMIT, "the waiter to be refused and subscribed", |seen| {
-        seen.refused > refused_before && seen.subscribed > 0
-    })
+    probe::wait_until(
+        &mut waiter.seen,
+        SETTLE_LIMIT,
+        "the waiter to be refused and subscribed",
+        |seen| seen.refused > refused_before && seen.subscribed > 0,
+    )
     .await?;
     let released_at = Instant::now();
     let released = guard.release().await?;

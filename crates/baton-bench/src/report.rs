@@ -34,30 +34,34 @@ pub(crate) fn percentile(sorted: &[Duration], q: f64) -> Duration {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// The median of the per-slice rates, completions counted in `slices` equal slices of a window
-/// of `length`; completions after the window are left out.
-pub(crate) fn median_rate(
+/// The rates (per second) in each of `slices` equal slices of a window of `length`, from the
+/// completion times of its operations; completions after the window are left out.
+pub(crate) fn slice_rates(
     done_at: impl Iterator<Item = Duration>,
     length: Duration,
     slices: u32,
-) -> f64 {
+) -> Vec<f64> {
     if length.is_zero() || slices == 0 {
-        return 0.0;
+        return Vec::new();
     }
     let slice = length / slices;
     let mut counts = vec![0u64; slices as usize];
     for at in done_at.filter(|at| *at < length) {
         let index = (at.as_nanos() / slice.as_nanos().max(1)) as usize;
-        counts[index.min(counts.len() - 1)] += 1;
+        let last = counts.len() - 1;
+        counts[index.min(last)] += 1;
     }
-    counts.sort_unstable();
-    let mid = counts.len() / 2;
-    let median = if counts.len() % 2 == 0 {
-        (counts[mid - 1] + counts[mid]) as f64 / 2.0
-    } else {
-        counts[mid] as f64
-    };
-    median / slice.as_secs_f64()
+    counts.into_iter().map(|count| count as f64 / slice.as_secs_f64()).collect()
+}
+
+/// The median of `values`, or 0 when there are none.
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_unstable_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len().is_multiple_of(2) { (values[mid - 1] + values[mid]) / 2.0 } else { values[mid] }
 }
 
 /// A duration in the unit that suits it: "0.84 ms", "12.3 ms", "9.87 s".
@@ -88,6 +92,11 @@ pub(crate) fn per(part: Option<u64>, whole: u64) -> String {
         Some(part) if whole > 0 => ratio(part as f64 / whole as f64),
         _ => "n/a".to_string(),
     }
+}
+
+/// Statements per operation, or "n/a" when the statement counter is not installed.
+pub(crate) fn statements_per(counting: bool, statements: u64, ops: u64) -> String {
+    per(counting.then_some(statements), ops)
 }
 
 /// "ok" or "MISSED", for a figure with a target.
@@ -162,7 +171,10 @@ mod tests {
         assert_eq!(percentile(&sorted, 0.99), Duration::from_millis(99));
         assert_eq!(percentile(&ms(&[7]), 0.99), Duration::from_millis(7));
         let latency = Latency::of(ms(&[5, 1, 3])).unwrap();
-        assert_eq!((latency.p50, latency.max), (Duration::from_millis(3), Duration::from_millis(5)));
+        assert_eq!(
+            (latency.p50, latency.max),
+            (Duration::from_millis(3), Duration::from_millis(5))
+        );
         assert!(Latency::of(Vec::new()).is_none());
     }
 
@@ -176,8 +188,11 @@ mod tests {
             }
         }
         done.push(Duration::from_millis(1500));
-        let rate = median_rate(done.into_iter(), Duration::from_secs(1), 10);
-        assert!((rate - 100.0).abs() < 1e-9, "{rate}");
+        let rates = slice_rates(done.into_iter(), Duration::from_secs(1), 10);
+        assert_eq!(rates.len(), 10);
+        assert!((median(rates) - 100.0).abs() < 1e-9);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(Vec::new()), 0.0);
     }
 
     #[test]

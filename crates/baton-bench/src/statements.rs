@@ -9,8 +9,10 @@
 //! [`self_check`]): a statement run through `query`/`execute`/`fetch` is counted once. A
 //! transaction's `BEGIN` is not counted on either backend: sqlx sends it outside the query
 //! logger. `COMMIT` and `ROLLBACK` are counted on PostgreSQL (sqlx runs them as ordinary
-//! statements) and not on SQLite (its worker thread runs them directly). Connection set-up and
-//! pool health checks send no counted statements.
+//! statements) and not on SQLite (its worker thread runs them directly). A pool's health check
+//! before handing out a connection is a protocol-level ping, not a statement. Opening a SQLite
+//! connection runs its PRAGMAs as one counted statement, so every measured window starts after
+//! its clients have connected.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

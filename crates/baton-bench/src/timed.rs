@@ -65,38 +65,43 @@ impl Window {
     }
 }
 
-/// Every sample of one run, all workers together.
+/// Every sample of one run, all workers together, window by window.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Samples {
-    samples: Vec<Sample>,
-    length: Duration,
+    windows: Vec<(Vec<Sample>, Duration)>,
 }
 
-/// The rate is the median of the rates over this many equal slices of the window.
-const SLICES: u32 = 10;
+/// The rate is the median of the rates over this many equal slices of all the windows.
+const SLICES: usize = 10;
 
 impl Samples {
     /// Gathers the samples of a window of `length`.
     pub(crate) fn new(parts: Vec<Vec<Sample>>, length: Duration) -> Self {
-        Samples { samples: parts.into_iter().flatten().collect(), length }
+        Samples { windows: vec![(parts.into_iter().flatten().collect(), length)] }
     }
 
-    /// Number of operations of the given kinds, including any that ended after the window.
+    fn matching<'a>(&'a self, kinds: &'a [OpKind]) -> impl Iterator<Item = &'a Sample> + 'a {
+        self.windows.iter().flat_map(|(samples, _)| samples).filter(|s| kinds.contains(&s.kind))
+    }
+
+    /// Number of operations of the given kinds, including any that ended after their window.
     pub(crate) fn count(&self, kinds: &[OpKind]) -> u64 {
-        self.samples.iter().filter(|s| kinds.contains(&s.kind)).count() as u64
+        self.matching(kinds).count() as u64
     }
 
-    /// Operations of the given kinds per second: the median over equal slices of the window.
+    /// Operations of the given kinds per second: the median over equal slices of the windows.
     pub(crate) fn rate(&self, kinds: &[OpKind]) -> f64 {
-        let done = self.samples.iter().filter(|s| kinds.contains(&s.kind)).map(|s| s.done_at);
-        report::median_rate(done, self.length, SLICES)
+        let per_window = (SLICES / self.windows.len().max(1)).max(1) as u32;
+        let rates = self.windows.iter().flat_map(|(samples, length)| {
+            let done = samples.iter().filter(|s| kinds.contains(&s.kind)).map(|s| s.done_at);
+            report::slice_rates(done, *length, per_window)
+        });
+        report::median(rates.collect())
     }
 
     /// Latency percentiles of the operations of the given kinds.
     pub(crate) fn latency(&self, kinds: &[OpKind]) -> Option<Latency> {
-        let latencies =
-            self.samples.iter().filter(|s| kinds.contains(&s.kind)).map(|s| s.latency).collect();
-        Latency::of(latencies)
+        Latency::of(self.matching(kinds).map(|s| s.latency).collect())
     }
 }
 
@@ -111,8 +116,19 @@ pub(crate) struct Measured {
     pub(crate) commits: u64,
 }
 
+impl Measured {
+    /// Adds the windows and counts of another run of the same measurement.
+    pub(crate) fn absorb(&mut self, other: Measured) {
+        self.samples.windows.extend(other.samples.windows);
+        self.statements += other.statements;
+        self.commits += other.commits;
+    }
+}
+
 /// Waits for every worker; the first failure fails the run.
-pub(crate) async fn join_all<T>(workers: Vec<JoinHandle<anyhow::Result<T>>>) -> anyhow::Result<Vec<T>> {
+pub(crate) async fn join_all<T>(
+    workers: Vec<JoinHandle<anyhow::Result<T>>>,
+) -> anyhow::Result<Vec<T>> {
     let mut results = Vec::with_capacity(workers.len());
     let mut first_error = None;
     for worker in workers {

@@ -20,3 +20,25 @@ pub fn report(err: &anyhow::Error) -> ExitCode {
         .any(|cause| cause.kind() == ErrorKind::InvalidInput);
     ExitCode::from(if invalid { INVALID_INPUT } else { FAILURE })
 }
+
+/// Reports a command-line error: help and version as clap prints them, a missing argument with
+/// clap's usage, and a bad value on one line.
+pub fn usage(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind as Clap;
+    match err.kind() {
+        Clap::DisplayHelp
+        | Clap::DisplayVersion
+        | Clap::MissingRequiredArgument
+        | Clap::MissingSubcommand
+        | Clap::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            ExitCode::from(if err.use_stderr() { INVALID_INPUT } else { 0 })
+        }
+        _ => {
+            let rendered = err.render().to_string();
+            let line = rendered.lines().next().unwrap_or_default();
+            eprintln!("baton: {line}");
+            ExitCode::from(INVALID_INPUT)
+        }
+    }
+}

@@ -7,9 +7,9 @@ use async_trait::async_trait;
 use baton_core::lease::transition::{self, AcquireDecision};
 use baton_core::time::{Clock, SystemClock};
 use baton_core::{
-    AcquireOutcome, AcquireParams, Capabilities, Error, ErrorKind, ForceReleaseParams,
-    HistoryParams, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore, Page, ReleaseParams,
-    RenewAllOutcome, RenewAllParams, RenewParams, Result, StoreTime,
+    AcquireOutcome, AcquireParams, Capabilities, Error, ErrorKind, FencingToken,
+    ForceReleaseParams, HistoryParams, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore,
+    Page, ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams, Result, StoreTime,
 };
 use sqlx::SqlitePool;
 
@@ -105,17 +105,22 @@ impl LeaseStore for SqliteLeaseStore {
         let doing = format!("renewing the leases of {}", params.holder);
         let mut tx = tx::begin(&self.inner.write, &doing).await?;
         let now = self.store_time();
-        for (name, token) in params.leases {
-            let one = RenewParams { name, holder: params.holder.clone(), token };
-            let current = tx::read_lease(&mut *tx, &one.name).await?;
-            match transition::renew(current.as_ref(), &one, now) {
-                Ok(renewed) => {
-                    tx::write_lease(&mut tx, &renewed).await?;
-                    outcome.renewed.push(renewed);
-                }
-                Err(_) => outcome.lost.push(one.name),
-            }
+        let rows: Vec<LeaseRow> = sqlx::query_as(include_str!("../queries/lease_renew_all.sql"))
+            .bind(now.as_millis())
+            .bind(params.holder.as_str())
+            .bind(pairs_as_json(&params.leases))
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(|err| from_sqlx(&doing, err))?;
+        for row in rows {
+            outcome.renewed.push(row.into_lease()?);
         }
+        outcome.lost = params
+            .leases
+            .into_iter()
+            .map(|(name, _)| name)
+            .filter(|name| !outcome.renewed.iter().any(|lease| &lease.name == name))
+            .collect();
         if outcome.renewed.is_empty() {
             tx::finish_unchanged(tx).await;
         } else {
@@ -180,5 +185,41 @@ impl LeaseStore for SqliteLeaseStore {
 
     async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {
         Ok(Some(Box::new(self.inner.notifier.subscribe()?)))
+    }
+}
+
+/// The (name, token) pairs as a JSON array of pairs, for `json_each`.
+fn pairs_as_json(pairs: &[(LeaseName, FencingToken)]) -> String {
+    let mut json = String::from("[");
+    for (i, (name, token)) in pairs.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str("[\"");
+        for c in name.as_str().chars() {
+            match c {
+                '"' => json.push_str("\\\""),
+                '\\' => json.push_str("\\\\"),
+                c if (c as u32) < 0x20 => json.push_str(&format!("\\u{:04x}", c as u32)),
+                c => json.push(c),
+            }
+        }
+        json.push_str(&format!("\",{}]", token.to_store()));
+    }
+    json.push(']');
+    json
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_are_escaped_as_json() {
+        let pairs = [
+            (LeaseName::new("plain").unwrap(), FencingToken::new(3).unwrap()),
+            (LeaseName::new(r#"q"uo\te"#).unwrap(), FencingToken::new(4).unwrap()),
+        ];
+        assert_eq!(pairs_as_json(&pairs), r#"[["plain",3],["q\"uo\\te",4]]"#);
     }
 }

@@ -1,0 +1,116 @@
+//! Idle load: one `Elector` holding many leases, counting what its renewals cost the store
+//! over three renew intervals.
+
+use std::time::{Duration, Instant};
+
+use baton::{Acquisition, Elector, ElectorConfig, HolderId, LeaderGuard, LeaseName};
+
+use crate::commits::CommitCounter;
+use crate::probe::{self, Probe};
+use crate::statements;
+
+/// The short TTL of this scenario, so that renewals come quickly.
+pub(crate) const TTL: Duration = Duration::from_secs(2);
+/// Renew intervals measured.
+const INTERVALS: u64 = 3;
+/// Tasks acquiring the leases at once.
+const ACQUIRERS: usize = 8;
+
+/// What holding the leases cost.
+#[derive(Debug, Clone)]
+pub(crate) struct Idle {
+    /// Leases held.
+    pub(crate) leases: usize,
+    /// The renew interval.
+    pub(crate) renew_interval: Duration,
+    /// Renew intervals measured.
+    pub(crate) intervals: u64,
+    /// How long they took.
+    pub(crate) elapsed: Duration,
+    /// Statements counted meanwhile.
+    pub(crate) statements: u64,
+    /// Calls the elector made to its store meanwhile.
+    pub(crate) store_calls: u64,
+    /// Writing transactions the store counted meanwhile.
+    pub(crate) writes: u64,
+    /// Leases lost by the end of the measurement (should be none).
+    pub(crate) lost: usize,
+}
+
+/// Holds `leases` leases with one elector and measures [`INTERVALS`] renew intervals.
+pub(crate) async fn run(
+    url: &str,
+    run: &str,
+    leases: usize,
+    commits: &mut CommitCounter,
+) -> anyhow::Result<Idle> {
+    let backend = baton::connect(url).await?;
+    let (store, mut seen) = Probe::wrap(backend.leases());
+    let mut config =
+        ElectorConfig::new(HolderId::generate("bench", fastrand::u32(..))).with_ttl(TTL);
+    // Twice the scaled default, so that a busy benchmark machine is not taken for a stall.
+    config.stall_threshold = config.renew_interval * 2;
+    let renew_interval = config.renew_interval;
+    let elector = Elector::new(store, config)?;
+    let guards = acquire_all(&elector, run, leases).await?;
+
+    let settled = seen.borrow().renewals;
+    let first =
+        probe::wait_until(&mut seen, renew_interval * 10, "a renewal", |s| s.renewals > settled)
+            .await?;
+    let writes_before = commits.writes_now().await?;
+    let statements_before = statements::count();
+    let started = Instant::now();
+    let last =
+        probe::wait_until(&mut seen, renew_interval * 10 * INTERVALS as u32, "renewals", |s| {
+            s.renewals >= first.renewals + INTERVALS
+        })
+        .await?;
+    let statements = statements::count() - statements_before;
+    let elapsed = started.elapsed();
+    let writes = commits.writes_now().await?.saturating_sub(writes_before);
+    let lost = guards.iter().filter(|guard| guard.is_cancelled()).count();
+
+    drop(guards);
+    elector.shutdown().await;
+    Ok(Idle {
+        leases,
+        renew_interval,
+        intervals: INTERVALS,
+        elapsed,
+        statements,
+        store_calls: last.calls - first.calls,
+        writes,
+        lost,
+    })
+}
+
+/// Acquires `count` free leases, a few at a time.
+async fn acquire_all(
+    elector: &Elector,
+    run: &str,
+    count: usize,
+) -> anyhow::Result<Vec<LeaderGuard>> {
+    let names = (0..count)
+        .map(|i| LeaseName::new(format!("bench-{run}-idle{count}-{i}")))
+        .collect::<baton::Result<Vec<_>>>()?;
+    let mut tasks = Vec::with_capacity(ACQUIRERS);
+    for part in names.chunks(count.div_ceil(ACQUIRERS).max(1)) {
+        let (elector, part) = (elector.clone(), part.to_vec());
+        tasks.push(tokio::spawn(async move {
+            let mut guards = Vec::with_capacity(part.len());
+            for name in part {
+                match elector.try_acquire(&name).await? {
+                    Acquisition::Acquired(guard) => guards.push(guard),
+                    _ => anyhow::bail!("lease {name} was expected free"),
+                }
+            }
+            Ok(guards)
+        }));
+    }
+    let mut guards = Vec::with_capacity(count);
+    for part in crate::timed::join_all(tasks).await? {
+        guards.extend(part);
+    }
+    Ok(guards)
+}

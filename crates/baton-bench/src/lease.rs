@@ -1,0 +1,129 @@
+//! `baton bench lease`: runs the lease scenarios in order and prints each section of the report
+//! as soon as it is measured.
+
+use std::io::Write;
+
+use crate::LeaseBenchArgs;
+use crate::accounting::{self, Accounted};
+use crate::commits::CommitCounter;
+use crate::lease_ops::{self, Race};
+use crate::statements::SelfCheck;
+use crate::target::Target;
+use crate::timed::Measured;
+use crate::{crash, floor, handover, idle, lease_report};
+
+/// Connections (and clients) of the concurrent runs.
+pub(crate) const CLIENTS: usize = 8;
+/// Operations of each kind in the accounting pass.
+pub(crate) const ACCOUNTED_OPS: usize = 1000;
+/// The floor and the lease cycles alternate in this many rounds, so that a burst of load on
+/// the machine hits both alike.
+pub(crate) const ROUNDS: u32 = 5;
+/// Leases of the small idle run the large one is compared with.
+const FEW_IDLE_LEASES: usize = 10;
+
+/// The throughput runs, floor and lease operations side by side.
+#[derive(Debug)]
+pub(crate) struct Throughput {
+    /// What one counted statement is on this store.
+    pub(crate) check: SelfCheck,
+    /// The floor and the lease cycles on one connection.
+    pub(crate) single: (Measured, Measured),
+    /// The floor and the lease cycles on [`CLIENTS`] connections.
+    pub(crate) many: (Measured, Measured),
+    /// [`CLIENTS`] contenders on one lease.
+    pub(crate) race: Race,
+    /// Statements and commits per kind of operation.
+    pub(crate) accounted: Vec<Accounted>,
+}
+
+/// Runs every lease scenario against the store at `args.backend`.
+pub(crate) async fn run(args: LeaseBenchArgs) -> anyhow::Result<()> {
+    let url = args.backend.as_str();
+    let backend = baton::connect(url).await?;
+    backend.migrate().await?;
+    drop(backend);
+    let target = Target::from_url(url).await?;
+    let run = format!("{:08x}", fastrand::u32(..));
+    emit(&lease_report::header(&target, url, &args, &run));
+
+    let mut commits = CommitCounter::open(&target).await?;
+    floor::create(&target, CLIENTS).await?;
+    let measured = throughput(&args, &target, &run, &mut commits).await;
+    if let Err(err) = floor::drop_table(&target).await {
+        progress(&format!("could not drop the floor table baton_bench_floor: {err:#}"));
+    }
+    emit(&lease_report::throughput(&measured?, &target));
+
+    progress(&format!("graceful handover, {} rounds", args.rounds));
+    let handover = handover::run(url, &run, args.rounds).await?;
+    emit(&lease_report::handover(&handover, &target));
+
+    if args.skip_crash {
+        emit(&lease_report::crash_skipped());
+    } else {
+        progress(&format!(
+            "crash failover, {} rounds of about {:?} each",
+            args.crash_rounds,
+            crash::TTL
+        ));
+        let crash = tokio::select! {
+            crash = crash::run(url, &run, args.crash_rounds) => crash?,
+            // Dropping the run kills the holder processes it started.
+            _ = tokio::signal::ctrl_c() => anyhow::bail!("interrupted; the holder processes were killed"),
+        };
+        emit(&lease_report::crash(&crash));
+    }
+
+    let mut idle = Vec::new();
+    for leases in [FEW_IDLE_LEASES, args.idle_leases as usize] {
+        progress(&format!("idle: one elector holding {leases} leases"));
+        idle.push(idle::run(url, &run, leases, &mut commits).await?);
+    }
+    emit(&lease_report::idle(&idle, commits.writes_label()));
+    commits.close().await
+}
+
+async fn throughput(
+    args: &LeaseBenchArgs,
+    target: &Target,
+    run: &str,
+    commits: &mut CommitCounter,
+) -> anyhow::Result<Throughput> {
+    let url = args.backend.as_str();
+    let length = args.duration;
+    let check = floor::counter_self_check(target).await?;
+    let mut pairs = Vec::new();
+    let round = length / ROUNDS;
+    for clients in [1, CLIENTS] {
+        progress(&format!(
+            "floor and lease cycles on {clients} connection(s): {ROUNDS} alternating rounds of \
+             {round:?} each"
+        ));
+        let (mut floor, mut lease) = (Measured::default(), Measured::default());
+        for _ in 0..ROUNDS {
+            floor.absorb(floor::measure(target, clients, round, commits).await?);
+            lease.absorb(lease_ops::cycles(url, run, clients, round, commits).await?);
+        }
+        pairs.push((floor, lease));
+    }
+    progress(&format!("{CLIENTS} contenders racing on one lease, {length:?}"));
+    let race = lease_ops::race(url, run, CLIENTS, length, commits).await?;
+    progress(&format!("statements and commits per operation, {ACCOUNTED_OPS} of each kind"));
+    let accounted = accounting::accounting(url, run, ACCOUNTED_OPS, commits).await?;
+    let many = pairs.pop().unwrap_or_default();
+    let single = pairs.pop().unwrap_or_default();
+    Ok(Throughput { check, single, many, race, accounted })
+}
+
+/// A progress line on stderr.
+pub(crate) fn progress(line: &str) {
+    eprintln!("bench: {line}");
+}
+
+/// A section of the report on stdout, flushed at once.
+fn emit(section: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{section}");
+    let _ = stdout.flush();
+}

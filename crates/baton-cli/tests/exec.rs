@@ -1,0 +1,276 @@
+//! `baton exec` and the lease commands, run as the real binary against a SQLite file.
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BATON: &str = env!("CARGO_BIN_EXE_baton");
+
+struct Store {
+    _dir: tempfile::TempDir,
+    url: String,
+}
+
+fn store() -> Store {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("baton.db").display());
+    Store { _dir: dir, url }
+}
+
+fn baton(args: &[&str]) -> Output {
+    Command::new(BATON).args(args).output().expect("running baton")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn runs_the_command_with_the_token_and_returns_its_exit_code() {
+    let s = store();
+    let out = baton(&[
+        "exec",
+        "--backend",
+        &s.url,
+        "--lock",
+        "job",
+        "--",
+        "sh",
+        "-c",
+        "echo \"$BATON_LEASE $BATON_FENCING_TOKEN\"; exit 7",
+    ]);
+    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "job 1\n");
+    let again = baton(&[
+        "exec",
+        "--backend",
+        &s.url,
+        "--lock",
+        "job",
+        "--",
+        "sh",
+        "-c",
+        "echo $BATON_FENCING_TOKEN",
+    ]);
+    assert_eq!(stdout(&again), "2\n", "the lease was released and the token rose");
+    let history = baton(&["history", "--backend", &s.url, "--lease", "job"]);
+    let text = stdout(&history);
+    assert!(text.contains("fresh") && text.contains("handover"), "{text}");
+}
+
+#[test]
+fn the_backend_can_come_from_the_environment() {
+    let s = store();
+    let out = Command::new(BATON)
+        .args(["exec", "--lock", "job", "--", "true"])
+        .env("BATON_BACKEND", &s.url)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// Holds `lease` in a background `baton exec` until the returned child is killed.
+fn hold(s: &Store, lease: &str) -> std::process::Child {
+    let mut child = Command::new(BATON)
+        .args([
+            "exec",
+            "--backend",
+            &s.url,
+            "--lock",
+            lease,
+            "--",
+            "sh",
+            "-c",
+            "echo held; exec sleep 600",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line, "held\n");
+    child
+}
+
+#[test]
+fn a_held_lease_is_skipped_or_failed_as_asked() {
+    let s = store();
+    let mut holder = hold(&s, "job");
+    let skipped =
+        baton(&["exec", "--backend", &s.url, "--lock", "job", "--", "sh", "-c", "echo ran"]);
+    assert_eq!(skipped.status.code(), Some(0));
+    assert_eq!(stdout(&skipped), "", "the command must not run");
+    assert!(stderr(&skipped).contains("is held by"), "{}", stderr(&skipped));
+    let failed =
+        baton(&["exec", "--backend", &s.url, "--lock", "job", "--on-held", "fail", "--", "true"]);
+    assert_eq!(failed.status.code(), Some(75));
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+}
+
+#[test]
+fn wait_takes_over_when_the_holder_releases() {
+    let s = store();
+    let holder = Command::new(BATON)
+        .args([
+            "exec",
+            "--backend",
+            &s.url,
+            "--lock",
+            "job",
+            "--",
+            "sh",
+            "-c",
+            "echo first; read _; exit 0",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut holder = holder;
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(holder.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let waiter = Command::new(BATON)
+        .args([
+            "exec",
+            "--backend",
+            &s.url,
+            "--lock",
+            "job",
+            "--on-held",
+            "wait",
+            "--",
+            "sh",
+            "-c",
+            "echo second $BATON_FENCING_TOKEN",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut waiter = waiter;
+    let mut waiting = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(waiter.stderr.as_mut().unwrap()),
+        &mut waiting,
+    )
+    .unwrap();
+    assert!(waiting.contains("waiting"), "{waiting}");
+    drop(holder.stdin.take());
+    assert!(holder.wait().unwrap().success());
+    let out = waiter.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "second 2\n");
+}
+
+#[test]
+fn a_lost_lease_stops_the_command_with_sigterm_then_sigkill() {
+    let s = store();
+    let child = Command::new(BATON)
+        .args([
+            "exec",
+            "--backend",
+            &s.url,
+            "--lock",
+            "job",
+            "--ttl",
+            "2s",
+            "--",
+            "sh",
+            "-c",
+            "trap '' TERM; echo started; while :; do sleep 0.05; done",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = child;
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line, "started\n");
+    let released = Instant::now();
+    let out = baton(&["lease", "release", "--force", "--backend", &s.url, "job"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(128 + 9), "killed by SIGKILL after ignoring SIGTERM");
+    let text = stderr(&out);
+    assert!(text.contains("no longer held") && text.contains("killing it"), "{text}");
+    // Loss is noticed at the next renewal (every TTL/5 = 400 ms) and SIGKILL follows 300 ms
+    // after SIGTERM; the bound leaves room for process start-up on a loaded machine.
+    assert!(released.elapsed() < Duration::from_secs(5), "{:?}", released.elapsed());
+    let history = stdout(&baton(&["history", "--backend", &s.url]));
+    assert!(history.contains("fresh"), "{history}");
+    let next = baton(&["exec", "--backend", &s.url, "--lock", "job", "--", "true"]);
+    assert!(next.status.success());
+    let history = stdout(&baton(&["history", "--backend", &s.url]));
+    assert!(history.contains("forced_release"), "{history}");
+}
+
+#[test]
+fn bad_input_gets_one_line_and_changes_nothing() {
+    let s = store();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["exec", "--backend", "redis2://x", "--lock", "a", "--", "true"],
+            "unknown backend URL \"redis2://x\"",
+        ),
+        (vec!["exec", "--backend", &s.url, "--lock", "", "--", "true"], "invalid lease name \"\""),
+        (
+            vec!["exec", "--backend", &s.url, "--lock", "has space", "--", "true"],
+            "invalid lease name \"has space\"",
+        ),
+        (
+            vec!["exec", "--backend", &s.url, "--lock", "a", "--ttl", "5", "--", "true"],
+            "invalid duration \"5\"",
+        ),
+        (
+            vec!["exec", "--backend", &s.url, "--lock", "a", "--ttl", "5ms", "--", "true"],
+            "invalid TTL",
+        ),
+        (
+            vec![
+                "exec",
+                "--backend",
+                "postgres://baton@127.0.0.1:1/baton",
+                "--lock",
+                "a",
+                "--",
+                "true",
+            ],
+            "127.0.0.1:1",
+        ),
+    ];
+    let long_name = "x".repeat(201);
+    let mut cases = cases;
+    cases.push((
+        vec!["exec", "--backend", &s.url, "--lock", &long_name, "--", "true"],
+        "1 to 200 bytes",
+    ));
+    for (args, expected) in cases {
+        let out = baton(&args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+    }
+    let missing_command = baton(&["exec", "--backend", &s.url, "--lock", "a", "--"]);
+    assert_eq!(missing_command.status.code(), Some(2));
+    assert!(stderr(&missing_command).contains("<CMD>"));
+    let list = stdout(&baton(&["lease", "list", "--backend", &s.url]));
+    assert_eq!(list.lines().count(), 1, "no lease was created: {list}");
+}
