@@ -1,6 +1,7 @@
 //! `baton exec` and the lease commands, run as the real binary against a SQLite file.
 
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const BATON: &str = env!("CARGO_BIN_EXE_baton");
@@ -72,29 +73,28 @@ fn the_backend_can_come_from_the_environment() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
-/// Holds `lease` in a background `baton exec` until the returned child is killed.
-fn hold(s: &Store, lease: &str) -> std::process::Child {
+/// Starts baton in the background with piped stdio and returns it with the first line it
+/// printed on stdout (or on stderr, if `from_stderr`).
+fn start(args: &[&str], from_stderr: bool) -> (Child, String) {
     let mut child = Command::new(BATON)
-        .args([
-            "exec",
-            "--backend",
-            &s.url,
-            "--lock",
-            lease,
-            "--",
-            "sh",
-            "-c",
-            "echo held; exec sleep 600",
-        ])
+        .args(args)
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-        &mut line,
-    )
-    .unwrap();
+    let stream: &mut dyn std::io::Read =
+        if from_stderr { child.stderr.as_mut().unwrap() } else { child.stdout.as_mut().unwrap() };
+    BufReader::new(stream).read_line(&mut line).unwrap();
+    (child, line)
+}
+
+/// Holds `lease` in a background `baton exec` until the returned child is killed.
+fn hold(s: &Store, lease: &str) -> Child {
+    let held = "echo held; exec sleep 600";
+    let (child, line) =
+        start(&["exec", "--backend", &s.url, "--lock", lease, "--", "sh", "-c", held], false);
     assert_eq!(line, "held\n");
     child
 }
@@ -118,54 +118,12 @@ fn a_held_lease_is_skipped_or_failed_as_asked() {
 #[test]
 fn wait_takes_over_when_the_holder_releases() {
     let s = store();
-    let holder = Command::new(BATON)
-        .args([
-            "exec",
-            "--backend",
-            &s.url,
-            "--lock",
-            "job",
-            "--",
-            "sh",
-            "-c",
-            "echo first; read _; exit 0",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut holder = holder;
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(holder.stdout.as_mut().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let waiter = Command::new(BATON)
-        .args([
-            "exec",
-            "--backend",
-            &s.url,
-            "--lock",
-            "job",
-            "--on-held",
-            "wait",
-            "--",
-            "sh",
-            "-c",
-            "echo second $BATON_FENCING_TOKEN",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut waiter = waiter;
-    let mut waiting = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(waiter.stderr.as_mut().unwrap()),
-        &mut waiting,
-    )
-    .unwrap();
+    let first = "echo first; read _; exit 0";
+    let (mut holder, _) =
+        start(&["exec", "--backend", &s.url, "--lock", "job", "--", "sh", "-c", first], false);
+    let second = "echo second $BATON_FENCING_TOKEN";
+    let wait = ["exec", "--backend", &s.url, "--lock", "job", "--on-held", "wait", "--"];
+    let (waiter, waiting) = start(&[&wait[..], &["sh", "-c", second]].concat(), true);
     assert!(waiting.contains("waiting"), "{waiting}");
     drop(holder.stdin.take());
     assert!(holder.wait().unwrap().success());
@@ -177,31 +135,9 @@ fn wait_takes_over_when_the_holder_releases() {
 #[test]
 fn a_lost_lease_stops_the_command_with_sigterm_then_sigkill() {
     let s = store();
-    let child = Command::new(BATON)
-        .args([
-            "exec",
-            "--backend",
-            &s.url,
-            "--lock",
-            "job",
-            "--ttl",
-            "2s",
-            "--",
-            "sh",
-            "-c",
-            "trap '' TERM; echo started; while :; do sleep 0.05; done",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut child = child;
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-        &mut line,
-    )
-    .unwrap();
+    let stubborn = "trap '' TERM; echo started; while :; do sleep 0.05; done";
+    let args = ["exec", "--backend", &s.url, "--lock", "job", "--ttl", "2s", "--", "sh", "-c"];
+    let (child, line) = start(&[&args[..], &[stubborn]].concat(), false);
     assert_eq!(line, "started\n");
     let released = Instant::now();
     let out = baton(&["lease", "release", "--force", "--backend", &s.url, "job"]);
