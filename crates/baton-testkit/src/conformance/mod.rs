@@ -9,23 +9,11 @@ pub mod lease;
 
 /// A lease name unique to this run, so cases can share one database.
 pub fn unique_name(prefix: &str) -> baton_core::LeaseName {
-    let name = format!("{prefix}-{:016x}", fastrand_u64());
+    let name = format!("{prefix}-{:016x}", fastrand::u64(..));
     baton_core::LeaseName::new(name).expect("valid generated name")
 }
 
 /// A holder id unique to this run.
 pub fn unique_holder(prefix: &str) -> baton_core::HolderId {
-    baton_core::HolderId::new(format!("{prefix}-{:016x}", fastrand_u64())).expect("valid holder")
-}
-
-fn fastrand_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos(),
-    );
-    hasher.finish()
+    baton_core::HolderId::new(format!("{prefix}-{:016x}", fastrand::u64(..))).expect("valid holder")
 }
