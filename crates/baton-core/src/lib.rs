@@ -1,22 +1,32 @@
 //! The pure core of baton.
 //!
 //! This crate holds the vocabulary every other crate speaks: fencing tokens, lease records, the
-//! pure lease transitions (time is passed in, nothing here reads a clock or does I/O), the backend
-//! traits, a portable error type, and an in-memory backend that is the reference implementation
-//! of those traits.
+//! pure lease transitions (time is passed in, nothing here reads a clock or does I/O), schedules,
+//! job policies and misfire decisions, the backend traits, a portable error type, and an
+//! in-memory backend that is the reference implementation of those traits.
 
 pub mod error;
 pub mod fence;
+pub mod job;
 pub mod lease;
 pub mod memory;
+mod name;
 pub mod page;
+pub mod schedule;
 pub mod time;
 
 pub use error::{Error, ErrorKind, Result};
+pub use job::{
+    Execution, ExecutionStatus, FireKey, Job, JobDefinition, JobStore, Trigger,
+};
 pub use lease::{
     AcquireOutcome, AcquireParams, Capabilities, ChangeReason, FencingToken, ForceReleaseParams,
     HistoryParams, HolderId, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore, ReleaseKind,
     ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams,
 };
 pub use page::{Cursor, Page};
+pub use schedule::{
+    CronSchedule, FirePlan, IntervalSchedule, JobName, JobPolicy, MisfirePolicy, MissedRange,
+    OverlapPolicy, Retention, RetryPolicy, Schedule, ScheduleKind, plan_fires,
+};
 pub use time::StoreTime;

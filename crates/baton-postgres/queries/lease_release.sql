@@ -1,6 +1,8 @@
 -- Releases a lease gracefully: compare-and-set on (name, holder, token), refused once the
--- lease has expired. The row keeps its token so the next acquisition only goes up. Waiters are
--- notified by the same statement; PostgreSQL delivers the notification on commit.
+-- lease has expired. The row keeps its token so the next acquisition only goes up. Waiters, when
+-- a refused contender marked the lease as contended, are notified by the same statement;
+-- PostgreSQL delivers the notification on commit. An uncontended release notifies nobody, so
+-- that releases do not queue on the notification lock.
 --   $1 lease name, $2 holder, $3 token.
 WITH released AS (
     UPDATE baton_leases AS l
@@ -12,8 +14,11 @@ WITH released AS (
       AND l.holder = $2
       AND l.token = $3
       AND l.expires_at > clock.now_ms
-    RETURNING l.name
+    RETURNING l.name, l.contended_until, clock.now_ms
 )
 SELECT r.name
 FROM released AS r
-CROSS JOIN LATERAL (SELECT pg_notify('baton_lease_released', r.name)) AS notified
+LEFT JOIN LATERAL (
+    SELECT pg_notify('baton_lease_released', r.name)
+    WHERE r.contended_until > r.now_ms
+) AS notified ON TRUE

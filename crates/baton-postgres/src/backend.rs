@@ -5,24 +5,25 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use baton_core::{Error, ErrorKind, Result};
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{Connection, PgConnection, PgPool};
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{Connection, PgConnection};
 
+use crate::connections::Connections;
 use crate::error::connect_error;
 use crate::lease::PostgresLeaseStore;
 use crate::{migrate, url};
 
-/// How many connections the pool opens at most.
-const POOL_SIZE: u32 = 8;
+/// How many connections a backend opens at most.
+const POOL_SIZE: usize = 8;
 /// How long an operation waits for a connection (or a first connection attempt) before failing.
 pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A connection pool to one PostgreSQL database holding baton's tables.
+/// Connections to one PostgreSQL database holding baton's tables.
 ///
-/// Cheap to clone: clones share the pool.
+/// Cheap to clone: clones share the connections.
 #[derive(Clone)]
 pub struct PostgresBackend {
-    pool: PgPool,
+    connections: Connections,
     options: Arc<PgConnectOptions>,
     endpoint: Arc<str>,
 }
@@ -50,29 +51,23 @@ impl PostgresBackend {
                 ));
             }
         };
-        // The check is done; the pool opens its own connections as it needs them.
+        // The check is done; connections are opened as operations need them. A connection
+        // broken by a server restart fails its statement once (Unavailable) and is replaced.
         let _ = first.close().await;
-        let pool = PgPoolOptions::new()
-            .max_connections(POOL_SIZE)
-            .acquire_timeout(CONNECT_TIMEOUT)
-            // No ping before each use: it doubles the round trips of every lease operation. A
-            // connection broken by a server restart fails its statement once (Unavailable) and
-            // the elector retries.
-            .test_before_acquire(false)
-            .connect_lazy_with(options.clone());
-        Ok(PostgresBackend { pool, options: Arc::new(options), endpoint: endpoint.into() })
+        let connections = Connections::new(options.clone(), POOL_SIZE, CONNECT_TIMEOUT);
+        Ok(PostgresBackend { connections, options: Arc::new(options), endpoint: endpoint.into() })
     }
 
     /// Creates or upgrades baton's tables (all prefixed `baton_`), recording the applied
     /// versions in [`MIGRATIONS_TABLE`](crate::MIGRATIONS_TABLE). Safe to run concurrently
     /// and repeatedly.
     pub async fn migrate(&self) -> Result<()> {
-        migrate::run(&self.pool).await
+        migrate::run(&self.options).await
     }
 
     /// The lease store over this pool.
     pub fn leases(&self) -> PostgresLeaseStore {
-        PostgresLeaseStore::new(self.pool.clone(), self.options.clone())
+        PostgresLeaseStore::new(self.connections.clone(), self.options.clone())
     }
 
     /// Where this backend connects, as `host:port` (or a socket path).
@@ -80,9 +75,10 @@ impl PostgresBackend {
         &self.endpoint
     }
 
-    /// Closes every connection of the pool, waiting for those in use to be returned.
+    /// Closes the idle connections and refuses new operations; connections in use are closed
+    /// as their operations end.
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.connections.close().await;
     }
 }
 

@@ -13,10 +13,9 @@ use baton_core::{
     HistoryParams, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore, Page, ReleaseParams,
     RenewAllOutcome, RenewAllParams, RenewParams, Result, StoreTime,
 };
-use sqlx::PgPool;
 use sqlx::postgres::PgConnectOptions;
 
-use crate::error::query_error;
+use crate::connections::Connections;
 use crate::queries::{
     HISTORY_ALL, HISTORY_OF_LEASE, LEASE_ACQUIRE, LEASE_FORCE_RELEASE, LEASE_GET, LEASE_LIST,
     LEASE_RELEASE, LEASE_RENEW, LEASE_RENEW_ALL, NOW,
@@ -26,11 +25,11 @@ use crate::{changes, row};
 /// Leases stored in `baton_leases`, tokens drawn from `baton_fencing_tokens`, leader changes
 /// recorded in `baton_leader_changes`.
 ///
-/// Cheap to clone: clones share the connection pool. Obtain one from
+/// Cheap to clone: clones share the connections. Obtain one from
 /// [`PostgresBackend::lease_store`](crate::PostgresBackend::lease_store).
 #[derive(Clone)]
 pub struct PostgresLeaseStore {
-    pool: PgPool,
+    connections: Connections,
     options: Arc<PgConnectOptions>,
 }
 
@@ -41,18 +40,19 @@ impl std::fmt::Debug for PostgresLeaseStore {
 }
 
 impl PostgresLeaseStore {
-    pub(crate) fn new(pool: PgPool, options: Arc<PgConnectOptions>) -> Self {
-        PostgresLeaseStore { pool, options }
+    pub(crate) fn new(connections: Connections, options: Arc<PgConnectOptions>) -> Self {
+        PostgresLeaseStore { connections, options }
     }
 
     /// Answers "held" for a lease whose acquisition was refused, from a fresh read; the
     /// acquisition statement's own snapshot may predate the grant that beat it.
     async fn current_holder(&self, name: &LeaseName) -> Result<AcquireOutcome> {
-        let found = sqlx::query(LEASE_GET)
-            .bind(name.as_str())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|err| query_error(format_args!("reading lease {name}"), err))?;
+        let found = self
+            .connections
+            .fetch_optional(sqlx::query(LEASE_GET).bind(name.as_str()), || {
+                format!("reading lease {name}")
+            })
+            .await?;
         if let Some(found) = found {
             let lease = row::lease(&found)?;
             if lease.holder_at(row::now(&found)?).is_some() {
@@ -82,13 +82,16 @@ impl LeaseStore for PostgresLeaseStore {
     async fn acquire(&self, params: AcquireParams) -> Result<AcquireOutcome> {
         let ttl = transition::check_ttl(params.ttl)?;
         let name = &params.name;
-        let answer = sqlx::query(LEASE_ACQUIRE)
-            .bind(name.as_str())
-            .bind(params.holder.as_str())
-            .bind(millis(ttl))
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|err| query_error(format_args!("acquiring lease {name}"), err))?;
+        let answer = self
+            .connections
+            .fetch_optional(
+                sqlx::query(LEASE_ACQUIRE)
+                    .bind(name.as_str())
+                    .bind(params.holder.as_str())
+                    .bind(millis(ttl)),
+                || format!("acquiring lease {name}"),
+            )
+            .await?;
         let Some(answer) = answer else {
             return self.current_holder(name).await;
         };
@@ -103,13 +106,16 @@ impl LeaseStore for PostgresLeaseStore {
     }
 
     async fn renew(&self, params: RenewParams) -> Result<Lease> {
-        let renewed = sqlx::query(LEASE_RENEW)
-            .bind(params.name.as_str())
-            .bind(params.holder.as_str())
-            .bind(params.token.to_store())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|err| query_error(format_args!("renewing lease {}", params.name), err))?;
+        let renewed = self
+            .connections
+            .fetch_optional(
+                sqlx::query(LEASE_RENEW)
+                    .bind(params.name.as_str())
+                    .bind(params.holder.as_str())
+                    .bind(params.token.to_store()),
+                || format!("renewing lease {}", params.name),
+            )
+            .await?;
         match renewed {
             Some(renewed) => row::lease(&renewed),
             None => Err(lost(&params)),
@@ -122,15 +128,16 @@ impl LeaseStore for PostgresLeaseStore {
         }
         let names: Vec<&str> = params.leases.iter().map(|(name, _)| name.as_str()).collect();
         let tokens: Vec<i64> = params.leases.iter().map(|(_, token)| token.to_store()).collect();
-        let rows = sqlx::query(LEASE_RENEW_ALL)
-            .bind(params.holder.as_str())
-            .bind(&names)
-            .bind(&tokens)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|err| {
-                query_error(format_args!("renewing the leases of {}", params.holder), err)
-            })?;
+        let rows = self
+            .connections
+            .fetch_all(
+                sqlx::query(LEASE_RENEW_ALL)
+                    .bind(params.holder.as_str())
+                    .bind(&names)
+                    .bind(&tokens),
+                || format!("renewing the leases of {}", params.holder),
+            )
+            .await?;
         let renewed = rows.iter().map(row::lease).collect::<Result<Vec<_>>>()?;
         let lost = params
             .leases
@@ -142,41 +149,44 @@ impl LeaseStore for PostgresLeaseStore {
     }
 
     async fn release(&self, params: ReleaseParams) -> Result<bool> {
-        let released = sqlx::query(LEASE_RELEASE)
-            .bind(params.name.as_str())
-            .bind(params.holder.as_str())
-            .bind(params.token.to_store())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|err| query_error(format_args!("releasing lease {}", params.name), err))?;
+        let released = self
+            .connections
+            .fetch_optional(
+                sqlx::query(LEASE_RELEASE)
+                    .bind(params.name.as_str())
+                    .bind(params.holder.as_str())
+                    .bind(params.token.to_store()),
+                || format!("releasing lease {}", params.name),
+            )
+            .await?;
         Ok(released.is_some())
     }
 
     async fn force_release(&self, params: ForceReleaseParams) -> Result<Option<Lease>> {
-        let previous = sqlx::query(LEASE_FORCE_RELEASE)
-            .bind(params.name.as_str())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|err| {
-                query_error(format_args!("force-releasing lease {}", params.name), err)
-            })?;
+        let previous = self
+            .connections
+            .fetch_optional(sqlx::query(LEASE_FORCE_RELEASE).bind(params.name.as_str()), || {
+                format!("force-releasing lease {}", params.name)
+            })
+            .await?;
         previous.as_ref().map(row::lease).transpose()
     }
 
     async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {
-        let found = sqlx::query(LEASE_GET)
-            .bind(name.as_str())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(|err| query_error(format_args!("reading lease {name}"), err))?;
+        let found = self
+            .connections
+            .fetch_optional(sqlx::query(LEASE_GET).bind(name.as_str()), || {
+                format!("reading lease {name}")
+            })
+            .await?;
         found.as_ref().map(row::lease).transpose()
     }
 
     async fn list(&self) -> Result<Vec<Lease>> {
-        let rows = sqlx::query(LEASE_LIST)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|err| query_error("listing leases", err))?;
+        let rows = self
+            .connections
+            .fetch_all(sqlx::query(LEASE_LIST), || "listing leases".to_string())
+            .await?;
         rows.iter().map(row::lease).collect()
     }
 
@@ -188,11 +198,10 @@ impl LeaseStore for PostgresLeaseStore {
             Some(lease) => sqlx::query(HISTORY_OF_LEASE).bind(lease.as_str()).bind(after),
             None => sqlx::query(HISTORY_ALL).bind(after),
         };
-        let rows = query
-            .bind(fetch)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|err| query_error("reading the leader-change history", err))?;
+        let rows = self
+            .connections
+            .fetch_all(query.bind(fetch), || "reading the leader-change history".to_string())
+            .await?;
         let mut items = rows.iter().map(row::leader_change).collect::<Result<Vec<_>>>()?;
         let next = (items.len() > limit).then(|| {
             items.truncate(limit);
@@ -202,11 +211,13 @@ impl LeaseStore for PostgresLeaseStore {
     }
 
     async fn now(&self) -> Result<StoreTime> {
-        let now: i64 = sqlx::query_scalar(NOW)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(|err| query_error("reading the PostgreSQL clock", err))?;
-        Ok(StoreTime::from_millis(now))
+        let clock = self
+            .connections
+            .fetch_optional(sqlx::query(NOW), || "reading the PostgreSQL clock".to_string())
+            .await?;
+        let clock = clock
+            .ok_or_else(|| Error::new(ErrorKind::Internal, "the clock query answered no row"))?;
+        row::now(&clock)
     }
 
     fn capabilities(&self) -> Capabilities {

@@ -20,6 +20,7 @@
 
 mod backend;
 mod changes;
+mod connections;
 mod error;
 pub mod fence;
 mod lease;

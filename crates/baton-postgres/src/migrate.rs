@@ -1,7 +1,7 @@
 //! Versioned schema migrations (`migrations/NNNN_name.sql`).
 
 use baton_core::Result;
-use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::error::migrate_error;
 
@@ -9,9 +9,13 @@ use crate::error::migrate_error;
 /// `_sqlx_migrations` so that it never clashes with the host application's own migrations.
 pub const MIGRATIONS_TABLE: &str = "baton_schema_migrations";
 
-/// Applies every migration not yet applied, under sqlx's migration lock.
-pub(crate) async fn run(pool: &PgPool) -> Result<()> {
+/// Applies every migration not yet applied, under sqlx's migration lock, over a connection
+/// of its own that is closed afterwards.
+pub(crate) async fn run(options: &PgConnectOptions) -> Result<()> {
+    let pool = PgPoolOptions::new().max_connections(1).connect_lazy_with(options.clone());
     let mut migrator = sqlx::migrate!();
     migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
-    migrator.run(pool).await.map_err(migrate_error)
+    let applied = migrator.run(&pool).await.map_err(migrate_error);
+    pool.close().await;
+    applied
 }

@@ -1,63 +1,8 @@
 //! Validated names for leases and holders.
 
-use std::fmt;
+use crate::name::validated_name;
 
-use crate::error::{Error, Result};
-
-/// The longest lease or holder name accepted, in bytes.
-pub const MAX_NAME_BYTES: usize = 200;
-
-fn check(what: &str, text: &str) -> Result<()> {
-    let printable = text.chars().all(|c| !c.is_control() && !c.is_whitespace());
-    if text.is_empty() || text.len() > MAX_NAME_BYTES || !printable {
-        return Err(Error::invalid_input(format!(
-            "invalid {what} {text:?}: expected 1 to {MAX_NAME_BYTES} bytes of printable characters \
-             without spaces"
-        )));
-    }
-    Ok(())
-}
-
-macro_rules! validated_name {
-    ($(#[$doc:meta])* $name:ident, $what:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(String);
-
-        impl $name {
-            #[doc = concat!("Validates and wraps a ", $what, ".")]
-            pub fn new(text: impl Into<String>) -> Result<Self> {
-                let text = text.into();
-                check($what, &text)?;
-                Ok($name(text))
-            }
-
-            /// The name as a string slice.
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.pad(&self.0)
-            }
-        }
-
-        impl std::str::FromStr for $name {
-            type Err = Error;
-            fn from_str(text: &str) -> Result<Self> {
-                $name::new(text)
-            }
-        }
-
-        impl AsRef<str> for $name {
-            fn as_ref(&self) -> &str {
-                &self.0
-            }
-        }
-    };
-}
+pub use crate::name::MAX_NAME_BYTES;
 
 validated_name!(
     /// The name of a lease: 1 to 200 bytes of printable characters without spaces.

@@ -125,8 +125,9 @@ pub trait LeaseStore: Send + Sync + 'static {
     /// Extends every listed lease of a holder at once.
     async fn renew_all(&self, params: RenewAllParams) -> Result<RenewAllOutcome>;
 
-    /// Releases a lease held under the given token and wakes waiters; returns whether it was
-    /// still held (a stale holder releases nothing).
+    /// Releases a lease held under the given token and wakes waiters (at least those refused
+    /// the lease within their TTL before the release); returns whether it was still held (a
+    /// stale holder releases nothing).
     async fn release(&self, params: ReleaseParams) -> Result<bool>;
 
     /// Frees a lease whoever holds it; returns the record as it was, if it was held.
@@ -147,6 +148,8 @@ pub trait LeaseStore: Send + Sync + 'static {
     /// What this backend supports beyond the required operations.
     fn capabilities(&self) -> Capabilities;
 
-    /// Subscribes to released leases; `None` when the backend cannot notify.
+    /// Subscribes to released leases; `None` when the backend cannot notify. A backend may
+    /// announce only the releases someone waits for: those of leases that an acquisition was
+    /// refused within its TTL before the release.
     async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>>;
 }

@@ -269,7 +269,8 @@ pub async fn racing_contenders_get_exactly_one_grant(h: &dyn LeaseHarness) {
     assert_eq!(page.items.len(), 1, "exactly one leader change recorded");
 }
 
-/// A graceful release reaches subscribers (when the backend can notify).
+/// A graceful release of a lease that a contender was refused reaches subscribers (when the
+/// backend can notify).
 pub async fn release_wakes_subscribers(h: &dyn LeaseHarness) {
     let store = h.store().await;
     if !store.capabilities().change_notification {
@@ -279,6 +280,8 @@ pub async fn release_wakes_subscribers(h: &dyn LeaseHarness) {
     let mut changes = store.subscribe().await.unwrap().expect("capability promises a feed");
     let name = unique_name("notify");
     let (lease, _) = granted(acquire(&*store, &name, &unique_holder("a")).await);
+    let refused = acquire(&*store, &name, &unique_holder("b")).await;
+    assert!(matches!(refused, AcquireOutcome::Held(_)), "a held lease is refused");
     assert!(store.release(release_params(&lease)).await.unwrap());
     let woken = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
