@@ -16,9 +16,7 @@ pub mod schedule;
 pub mod time;
 
 pub use error::{Error, ErrorKind, Result};
-pub use job::{
-    Execution, ExecutionStatus, FireKey, Job, JobDefinition, JobStore, Trigger,
-};
+pub use job::{Execution, ExecutionStatus, FireKey, Job, JobDefinition, JobStore, Trigger};
 pub use lease::{
     AcquireOutcome, AcquireParams, Capabilities, ChangeReason, FencingToken, ForceReleaseParams,
     HistoryParams, HolderId, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore, ReleaseKind,

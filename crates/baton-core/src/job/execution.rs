@@ -115,7 +115,8 @@ pub enum Trigger {
 
 impl Trigger {
     /// Every trigger.
-    pub const ALL: [Trigger; 4] = [Trigger::Schedule, Trigger::Manual, Trigger::Retry, Trigger::External];
+    pub const ALL: [Trigger; 4] =
+        [Trigger::Schedule, Trigger::Manual, Trigger::Retry, Trigger::External];
 
     /// The stored and printed name.
     pub fn as_str(self) -> &'static str {

@@ -24,6 +24,5 @@ pub use execution::{Execution, ExecutionStatus, FireKey, Trigger};
 pub use store::{
     ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,
     FiresRecorded, HeartbeatOutcome, HeartbeatParams, JobListParams, JobStore, MissedFires,
-    NewFire, PruneParams, RecordFiresParams, RescueParams, Rescued, TriggerOutcome,
-    TriggerParams,
+    NewFire, PruneParams, RecordFiresParams, RescueParams, Rescued, TriggerOutcome, TriggerParams,
 };
