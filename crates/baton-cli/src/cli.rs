@@ -34,6 +34,14 @@ pub enum Command {
     Lease(LeaseCommand),
     /// Show the leader-change history, oldest first.
     History(HistoryArgs),
+    /// Inspect and control scheduled jobs.
+    #[command(subcommand)]
+    Jobs(JobsCommand),
+    /// Inspect executions.
+    #[command(subcommand)]
+    Executions(ExecutionsCommand),
+    /// Check the record for duplicate, missed and late fires.
+    Audit(AuditArgs),
     /// Create or upgrade the backend's schema.
     Migrate(BackendArg),
     /// Run a benchmark scenario.
@@ -58,9 +66,26 @@ pub enum OnHeld {
 pub struct ExecArgs {
     #[command(flatten)]
     pub backend: BackendArg,
-    /// The lease to hold while the command runs.
+    /// The lease to hold while the command runs (defaults to the job's name with --job).
+    #[arg(long, value_name = "NAME", required_unless_present = "job")]
+    pub lock: Option<String>,
+    /// Record the run as an execution of this job, once per fire: a fire that already
+    /// succeeded is not run again.
     #[arg(long, value_name = "NAME")]
-    pub lock: String,
+    pub job: Option<String>,
+    /// The fire this run stands for (RFC 3339); defaults to the job's latest scheduled
+    /// instant at or before now.
+    #[arg(long, value_name = "TIME", requires = "job", conflicts_with = "idempotency_key")]
+    pub fire_time: Option<String>,
+    /// Identify the run by this key instead of a fire time.
+    #[arg(long, value_name = "KEY", requires = "job")]
+    pub idempotency_key: Option<String>,
+    /// Register (or update) the job with this cron schedule before running.
+    #[arg(long, value_name = "CRON", requires = "job")]
+    pub schedule: Option<String>,
+    /// The IANA time zone of --schedule.
+    #[arg(long, value_name = "ZONE", requires = "schedule", default_value = "UTC")]
+    pub time_zone: String,
     /// The lease's time to live; renewals happen every TTL/5 and the command is stopped at
     /// 7/10 of the TTL after the last successful renewal.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
@@ -112,6 +137,86 @@ pub struct HistoryArgs {
     /// At most this many records (1 to 1000).
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
+}
+
+/// Job subcommands.
+#[derive(Debug, Subcommand)]
+pub enum JobsCommand {
+    /// List the registered jobs.
+    List(PageArgs),
+    /// Show one job with its schedule, policies and next fire.
+    Show(JobArg),
+    /// Run a job now (recorded as a manual execution).
+    Trigger(JobArg),
+    /// Pause a job: its fires are recorded as skipped until it is resumed.
+    Pause(JobArg),
+    /// Resume a paused job.
+    Resume(JobArg),
+    /// Skip the job's next fire (recorded as skipped).
+    SkipNext(JobArg),
+}
+
+/// One job, by name.
+#[derive(Debug, Args)]
+pub struct JobArg {
+    #[command(flatten)]
+    pub backend: BackendArg,
+    /// The job name.
+    pub name: String,
+}
+
+/// A page of a listing.
+#[derive(Debug, Args)]
+pub struct PageArgs {
+    #[command(flatten)]
+    pub backend: BackendArg,
+    /// Start after this cursor (printed at the end of the previous page).
+    #[arg(long, value_name = "CURSOR")]
+    pub after: Option<String>,
+    /// At most this many records (1 to 1000).
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+}
+
+/// Execution subcommands.
+#[derive(Debug, Subcommand)]
+pub enum ExecutionsCommand {
+    /// List executions, oldest first.
+    List(ExecutionListArgs),
+}
+
+/// Arguments of `baton executions list`.
+#[derive(Debug, Args)]
+pub struct ExecutionListArgs {
+    #[command(flatten)]
+    pub page: PageArgs,
+    /// Only this job's executions.
+    #[arg(long, value_name = "NAME")]
+    pub job: Option<String>,
+    /// Only executions in this status (scheduled, running, succeeded, failed, timed_out,
+    /// abandoned, skipped, missed, cancelled).
+    #[arg(long, value_name = "STATUS")]
+    pub status: Option<String>,
+}
+
+/// Arguments of `baton audit`.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    pub backend: BackendArg,
+    /// Start of the window: RFC 3339, or a duration meaning that long ago (default 1h).
+    #[arg(long, value_name = "TIME", default_value = "1h")]
+    pub since: String,
+    /// End of the window (exclusive): RFC 3339, or a duration meaning that long ago (default
+    /// 5s, so fires being recorded right now are left out).
+    #[arg(long, value_name = "TIME", default_value = "5s")]
+    pub until: String,
+    /// A fire whose first start lags its instant by more than this is reported late.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = duration)]
+    pub late_after: Duration,
+    /// Only this job.
+    #[arg(long, value_name = "NAME")]
+    pub job: Option<String>,
 }
 
 fn duration(text: &str) -> Result<Duration, String> {

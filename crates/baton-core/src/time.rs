@@ -33,6 +33,19 @@ impl StoreTime {
     }
 }
 
+impl StoreTime {
+    /// Parses an RFC 3339 instant with an offset (`2026-11-21T10:00:00Z`,
+    /// `2026-11-21T19:00:00+09:00`), kept to the millisecond.
+    pub fn parse(text: &str) -> crate::Result<Self> {
+        text.parse::<jiff::Timestamp>().map(|ts| StoreTime(ts.as_millisecond())).map_err(|_| {
+            crate::Error::invalid_input(format!(
+                "invalid instant {text:?}: expected RFC 3339 with an offset, such as \
+                     2026-11-21T10:00:00Z"
+            ))
+        })
+    }
+}
+
 impl fmt::Display for StoreTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match jiff::Timestamp::from_millisecond(self.0) {

@@ -10,6 +10,7 @@ use sqlx::{Connection, PgConnection};
 
 use crate::connections::Connections;
 use crate::error::connect_error;
+use crate::jobs::PostgresJobStore;
 use crate::lease::PostgresLeaseStore;
 use crate::{migrate, url};
 
@@ -68,6 +69,11 @@ impl PostgresBackend {
     /// The lease store over this pool.
     pub fn leases(&self) -> PostgresLeaseStore {
         PostgresLeaseStore::new(self.connections.clone(), self.options.clone())
+    }
+
+    /// The job store over this pool.
+    pub fn jobs(&self) -> PostgresJobStore {
+        PostgresJobStore::new(self.connections.clone(), self.options.clone())
     }
 
     /// Where this backend connects, as `host:port` (or a socket path).

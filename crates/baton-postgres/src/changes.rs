@@ -1,4 +1,5 @@
-//! Release notifications through `LISTEN`/`NOTIFY`.
+//! Release notifications through `LISTEN`/`NOTIFY`, and the listening connection other feeds
+//! share.
 
 use async_trait::async_trait;
 use baton_core::{Error, ErrorKind, LeaseChanges, LeaseName, Result};
@@ -10,6 +11,17 @@ use crate::error::query_error;
 
 /// Opens a dedicated connection listening on [`RELEASE_CHANNEL`].
 pub(crate) async fn subscribe(options: &PgConnectOptions) -> Result<Box<dyn LeaseChanges>> {
+    let listener = listen(options, RELEASE_CHANNEL, "subscribing to lease releases").await?;
+    Ok(Box::new(Subscription { listener, broken: false }))
+}
+
+/// Opens a dedicated connection listening on `channel`; `action` names the subscription in
+/// errors.
+pub(crate) async fn listen(
+    options: &PgConnectOptions,
+    channel: &str,
+    action: &str,
+) -> Result<PgListener> {
     // A pool of one, used only to hold the listener's connection; it never reconnects on its
     // own, because notifications sent while disconnected would be lost without a trace.
     let pool = PgPoolOptions::new()
@@ -18,13 +30,12 @@ pub(crate) async fn subscribe(options: &PgConnectOptions) -> Result<Box<dyn Leas
         .idle_timeout(None)
         .acquire_timeout(CONNECT_TIMEOUT)
         .connect_lazy_with(options.clone());
-    let subscribing = "subscribing to lease releases";
     let mut listener =
-        PgListener::connect_with(&pool).await.map_err(|err| query_error(subscribing, err))?;
+        PgListener::connect_with(&pool).await.map_err(|err| query_error(action, err))?;
     listener.ignore_pool_close_event(true);
     listener.eager_reconnect(false);
-    listener.listen(RELEASE_CHANNEL).await.map_err(|err| query_error(subscribing, err))?;
-    Ok(Box::new(Subscription { listener, broken: false }))
+    listener.listen(channel).await.map_err(|err| query_error(action, err))?;
+    Ok(listener)
 }
 
 struct Subscription {

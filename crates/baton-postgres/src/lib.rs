@@ -3,7 +3,9 @@
 //! Leases are rows whose expiry is judged on the server's clock (`now()`), fencing tokens come
 //! from a sequence so that they never repeat, and releases wake waiters through
 //! `LISTEN`/`NOTIFY`. Every acquire, renew, release and forced release is exactly one statement
-//! and one commit, leader-change record and notification included.
+//! and one commit, leader-change record and notification included. Jobs and their executions
+//! ([`PostgresJobStore`]) follow the same rule: recording a batch of fires, claiming,
+//! heartbeating and completing are one statement each, claimed with `FOR UPDATE SKIP LOCKED`.
 //!
 //! ```no_run
 //! # async fn demo() -> baton_core::Result<()> {
@@ -21,8 +23,10 @@
 mod backend;
 mod changes;
 mod connections;
+mod due;
 mod error;
 pub mod fence;
+mod jobs;
 mod lease;
 mod migrate;
 mod queries;
@@ -31,8 +35,13 @@ mod url;
 
 pub use backend::PostgresBackend;
 pub use fence::{FenceError, check_and_bump};
+pub use jobs::PostgresJobStore;
 pub use lease::PostgresLeaseStore;
 pub use migrate::MIGRATIONS_TABLE;
 
 /// The channel on which releases are announced; the payload is the lease name.
 pub const RELEASE_CHANNEL: &str = "baton_lease_released";
+
+/// The channel on which workers are told that executions became due (recorded fires, triggers,
+/// retries, a job freed while a fire waits); the payload is empty.
+pub const DUE_CHANNEL: &str = "baton_execution_due";

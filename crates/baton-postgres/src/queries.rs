@@ -34,4 +34,42 @@ queries! {
     FENCE_CHECK_AND_BUMP = "fence_check_and_bump.sql";
     /// Read a fence's token.
     FENCE_CURRENT = "fence_current.sql";
+    /// Register a job or replace its definition.
+    JOB_UPSERT = "job_upsert.sql";
+    /// Read one job.
+    JOB_GET = "job_get.sql";
+    /// One page of jobs by id.
+    JOB_LIST = "job_list.sql";
+    /// Pause or resume a job.
+    JOB_SET_PAUSED = "job_set_paused.sql";
+    /// Mark a job's fires up to an instant to be skipped.
+    JOB_SKIP_THROUGH = "job_skip_through.sql";
+    /// The last fire accounted for, per job.
+    JOB_LAST_FIRES = "job_last_fires.sql";
+    /// Record a batch of fires and missed runs, and wake the workers.
+    EXECUTION_RECORD_FIRES = "execution_record_fires.sql";
+    /// Lock a job for a trigger and read the server's time.
+    EXECUTION_TRIGGER_LOCK = "execution_trigger_lock.sql";
+    /// The latest attempt of one fire.
+    EXECUTION_LATEST_ATTEMPT = "execution_latest_attempt.sql";
+    /// Record a triggered execution, due or running.
+    EXECUTION_TRIGGER_INSERT = "execution_trigger_insert.sql";
+    /// Claim due executions, applying every job's policies.
+    EXECUTION_CLAIM = "execution_claim.sql";
+    /// Heartbeat a worker's running executions.
+    EXECUTION_HEARTBEAT = "execution_heartbeat.sql";
+    /// Finish a running execution and record its retry.
+    EXECUTION_COMPLETE = "execution_complete.sql";
+    /// Ask an execution to stop, or cancel it before it starts.
+    EXECUTION_REQUEST_CANCEL = "execution_request_cancel.sql";
+    /// Abandon executions whose worker stopped heartbeating, and record their retries.
+    EXECUTION_RESCUE = "execution_rescue.sql";
+    /// Read one execution.
+    EXECUTION_GET = "execution_get.sql";
+    /// One page of executions by id, filtered.
+    EXECUTION_LIST = "execution_list.sql";
+    /// Delete a job's executions its retention no longer keeps.
+    EXECUTION_PRUNE = "execution_prune.sql";
+    /// The earliest due instant of a scheduled execution.
+    EXECUTION_NEXT_DUE = "execution_next_due.sql";
 }

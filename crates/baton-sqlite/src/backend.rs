@@ -8,6 +8,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteSynchronous};
 
 use crate::error::{classify, is_busy};
+use crate::jobs::SqliteJobStore;
 use crate::lease::SqliteLeaseStore;
 use crate::notify::Notifier;
 use crate::{migrate, url};
@@ -34,6 +35,7 @@ pub struct SqliteBackend {
     write: SqlitePool,
     read: SqlitePool,
     notifier: Notifier,
+    due: Notifier,
 }
 
 impl SqliteBackend {
@@ -68,7 +70,8 @@ impl SqliteBackend {
             )
         })?;
         let notifier = Notifier::beside(&canonical);
-        Ok(SqliteBackend { path: canonical, write, read, notifier })
+        let due = Notifier::due_beside(&canonical);
+        Ok(SqliteBackend { path: canonical, write, read, notifier, due })
     }
 
     /// Creates or upgrades baton's tables (all prefixed `baton_`); safe to run from several
@@ -80,6 +83,12 @@ impl SqliteBackend {
     /// The lease store of this database.
     pub fn leases(&self) -> SqliteLeaseStore {
         SqliteLeaseStore::new(self.write.clone(), self.read.clone(), self.notifier.clone())
+    }
+
+    /// The job store of this database: job definitions, fires and executions. It shares the
+    /// write lock and the token counter with [`leases`](Self::leases).
+    pub fn jobs(&self) -> SqliteJobStore {
+        SqliteJobStore::new(self.write.clone(), self.read.clone(), self.due.clone())
     }
 
     /// The absolute path of the database file.

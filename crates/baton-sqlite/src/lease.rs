@@ -16,7 +16,7 @@ use sqlx::SqlitePool;
 use crate::error::from_sqlx;
 use crate::notify::Notifier;
 use crate::row::LeaseRow;
-use crate::{history, tx};
+use crate::{history, json, tx};
 
 /// Leases stored in one SQLite file, shared by every process on the host that opens it.
 ///
@@ -190,24 +190,11 @@ impl LeaseStore for SqliteLeaseStore {
 
 /// The (name, token) pairs as a JSON array of pairs, for `json_each`.
 fn pairs_as_json(pairs: &[(LeaseName, FencingToken)]) -> String {
-    let mut json = String::from("[");
-    for (i, (name, token)) in pairs.iter().enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        json.push_str("[\"");
-        for c in name.as_str().chars() {
-            match c {
-                '"' => json.push_str("\\\""),
-                '\\' => json.push_str("\\\\"),
-                c if (c as u32) < 0x20 => json.push_str(&format!("\\u{:04x}", c as u32)),
-                c => json.push(c),
-            }
-        }
-        json.push_str(&format!("\",{}]", token.to_store()));
+    let mut rows = json::Rows::default();
+    for (name, token) in pairs {
+        rows.push(&[name.as_str().into(), token.to_store().into()]);
     }
-    json.push(']');
-    json
+    rows.finish()
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! The SQLite backend for baton: the embedded default.
 //!
-//! Every process that shares one database file on one host coordinates through it: leases are
-//! rows decided inside `BEGIN IMMEDIATE` transactions, fencing tokens come from a counter row
-//! that never goes down, and releases wake waiters in other processes through Unix datagram
-//! sockets in a directory beside the database file.
+//! Every process that shares one database file on one host coordinates through it: leases,
+//! jobs and executions are rows decided inside `BEGIN IMMEDIATE` transactions, fencing tokens
+//! (of leases and executions alike) come from one counter row that never goes down, and
+//! releases and newly due executions wake waiters in other processes through Unix datagram
+//! sockets in directories beside the database file.
 //!
 //! ```no_run
 //! # async fn example() -> baton_core::Result<()> {
@@ -32,6 +33,10 @@
 //! socket there without blocking and removes the socket files of processes that are gone.
 //! Delivery is best effort; a waiter that misses one retries on its own schedule.
 //!
+//! [`JobStore::subscribe_due`](baton_core::JobStore::subscribe_due) works the same way in
+//! `<database>.due/`: after a commit records executions for the workers (fires, run-now,
+//! retries), every worker in every process is woken.
+//!
 //! # Limits
 //!
 //! The file must live on a local filesystem: WAL mode needs shared memory and does not work over
@@ -42,6 +47,8 @@ mod backend;
 mod error;
 pub mod fence;
 mod history;
+mod jobs;
+mod json;
 mod lease;
 mod migrate;
 mod notify;
@@ -51,4 +58,5 @@ mod url;
 
 pub use backend::SqliteBackend;
 pub use fence::{FenceError, check_and_bump};
+pub use jobs::SqliteJobStore;
 pub use lease::SqliteLeaseStore;

@@ -2,7 +2,7 @@
 
 mod common;
 
-use baton_core::{ErrorKind, LeaseName, LeaseStore};
+use baton_core::{ErrorKind, JobStore, LeaseName, LeaseStore};
 use baton_sqlite::SqliteBackend;
 use sqlx::Connection;
 
@@ -62,7 +62,9 @@ async fn migrations_are_idempotent_and_recorded_in_a_prefixed_table() {
         ours,
         [
             "baton_counters",
+            "baton_executions",
             "baton_fences",
+            "baton_jobs",
             "baton_leader_changes",
             "baton_leases",
             "baton_schema_migrations"
@@ -99,5 +101,6 @@ fn futures_are_send(
         Box::pin(async move { drop(backend.migrate().await) }),
         Box::pin(async move { backend.close().await }),
         Box::pin(async move { drop(backend.leases().subscribe().await) }),
+        Box::pin(async move { drop(backend.jobs().subscribe_due().await) }),
     ]
 }

@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
-use baton_core::{Error, LeaseStore, Result};
+use baton_core::{Error, JobStore, LeaseStore, Result};
 
 /// An open connection to one coordination store.
 #[derive(Clone)]
 pub struct Backend {
     leases: Arc<dyn LeaseStore>,
+    jobs: Arc<dyn JobStore>,
     migrator: Migrator,
 }
 
@@ -45,18 +46,24 @@ pub async fn connect(url: &str) -> Result<Backend> {
     match scheme {
         "memory" => Ok(Backend {
             leases: Arc::new(baton_core::memory::MemoryLeaseStore::default()),
+            jobs: Arc::new(baton_core::memory::MemoryJobStore::new()),
             migrator: Migrator::Memory,
         }),
         #[cfg(feature = "sqlite")]
         "sqlite" => {
             let backend = baton_sqlite::SqliteBackend::connect(url).await?;
-            Ok(Backend { leases: Arc::new(backend.leases()), migrator: Migrator::Sqlite(backend) })
+            Ok(Backend {
+                leases: Arc::new(backend.leases()),
+                jobs: Arc::new(backend.jobs()),
+                migrator: Migrator::Sqlite(backend),
+            })
         }
         #[cfg(feature = "postgres")]
         "postgres" | "postgresql" => {
             let backend = baton_postgres::PostgresBackend::connect(url).await?;
             Ok(Backend {
                 leases: Arc::new(backend.leases()),
+                jobs: Arc::new(backend.jobs()),
                 migrator: Migrator::Postgres(backend),
             })
         }
@@ -89,6 +96,11 @@ impl Backend {
     /// The lease store of this backend.
     pub fn leases(&self) -> Arc<dyn LeaseStore> {
         self.leases.clone()
+    }
+
+    /// The job store of this backend: job definitions and their executions.
+    pub fn jobs(&self) -> Arc<dyn JobStore> {
+        self.jobs.clone()
     }
 
     /// Whether the store is an embedded file owned by baton (migrated on open by the CLI).

@@ -17,6 +17,7 @@
 
 mod backend;
 pub mod elector;
+pub mod scheduler;
 
 pub use backend::{Backend, connect, redact};
 pub use baton_core::{

@@ -3,17 +3,30 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
+use baton::core::ExecutionStatus;
+use baton::core::schedule::JobName;
 use baton::{Acquisition, Elector, ElectorConfig, HolderId, LeaseName};
+use tokio_util::sync::CancellationToken;
 
+use super::exec_job::{Fire, Start};
 use super::{child, connect};
 use crate::cli::{ExecArgs, OnHeld};
 use crate::exit;
 
 pub async fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
-    let name: LeaseName = args.lock.parse()?;
+    let job = args.job.as_deref().map(str::parse::<JobName>).transpose()?;
+    let name: LeaseName = match (&args.lock, &job) {
+        (Some(lock), _) => lock.parse()?,
+        (None, Some(job)) => job.as_str().parse()?,
+        (None, None) => anyhow::bail!("baton exec needs --lock NAME or --job NAME"),
+    };
     let config = ElectorConfig::new(holder_id()?).with_ttl(args.ttl);
     config.validate()?;
     let backend = connect(&args.backend).await?;
+    let fire = match job {
+        Some(job) => Some(Fire::resolve(backend.jobs(), job, &args).await?),
+        None => None,
+    };
     let elector = Elector::new(backend.leases(), config)?;
     let guard = match elector.try_acquire(&name).await? {
         Acquisition::Acquired(guard) => guard,
@@ -40,11 +53,47 @@ pub async fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
         }
         _ => anyhow::bail!("unexpected acquisition outcome"),
     };
+    let holder = elector.config().holder.clone();
+    let recorded = match &fire {
+        Some(fire) => match fire.start(&holder).await {
+            Ok(Start::Run(execution)) => Some(execution),
+            Ok(Start::Done { message, succeeded }) => {
+                let _ = guard.release().await;
+                elector.shutdown().await;
+                eprintln!("baton: {message}");
+                return Ok(if succeeded { ExitCode::SUCCESS } else { ExitCode::from(exit::HELD) });
+            }
+            Err(err) => {
+                let _ = guard.release().await;
+                elector.shutdown().await;
+                return Err(err);
+            }
+        },
+        None => None,
+    };
     let config = elector.config();
     let kill_after = (config.ttl - config.renew_deadline) / 2;
-    let env =
-        [("BATON_FENCING_TOKEN", guard.token().to_string()), ("BATON_LEASE", name.to_string())];
+    let token = recorded.as_ref().and_then(|e| e.token).unwrap_or(guard.token());
+    let mut env =
+        vec![("BATON_FENCING_TOKEN", token.to_string()), ("BATON_LEASE", name.to_string())];
+    let beating = CancellationToken::new();
+    if let (Some(fire), Some(execution)) = (&fire, &recorded) {
+        env.extend(fire.env(execution));
+        fire.heartbeat(&holder, execution, token, config.renew_interval, beating.clone());
+    }
     let outcome = child::run(&args.command, &env, &guard.handle(), kill_after).await;
+    beating.cancel();
+    if let (Some(fire), Some(execution)) = (&fire, &recorded) {
+        let (status, detail) = match &outcome {
+            Ok(outcome) if outcome.lease_lost => {
+                (ExecutionStatus::Failed, Some(format!("stopped: lease {name} was lost")))
+            }
+            Ok(outcome) if outcome.status.success() => (ExecutionStatus::Succeeded, None),
+            Ok(outcome) => (ExecutionStatus::Failed, Some(format!("command {}", outcome.status))),
+            Err(err) => (ExecutionStatus::Failed, Some(format!("{err:#}"))),
+        };
+        fire.complete(execution, token, status, detail).await;
+    }
     if let Err(err) = guard.release().await {
         eprintln!("baton: releasing lease {name} failed ({err}); it expires by its TTL");
     }

@@ -1,8 +1,12 @@
 //! One module per subcommand.
 
+mod audit;
 mod child;
 mod exec;
+mod exec_job;
+mod executions;
 mod history;
+mod jobs;
 mod lease;
 
 use std::process::ExitCode;
@@ -18,6 +22,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Exec(args) => exec::run(args).await,
         Command::Lease(command) => lease::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::History(args) => history::run(args).await.map(|()| ExitCode::SUCCESS),
+        Command::Jobs(command) => jobs::run(command).await.map(|()| ExitCode::SUCCESS),
+        Command::Executions(command) => executions::run(command).await.map(|()| ExitCode::SUCCESS),
+        Command::Audit(args) => audit::run(args).await,
         Command::Migrate(args) => {
             let backend = connect(&args).await?;
             backend.migrate().await?;

@@ -14,15 +14,18 @@
 //! A failed, timed-out or abandoned attempt is followed by a new attempt (a new record, due
 //! after the backoff) when the job's retry policy allows one.
 
+mod audit;
 mod definition;
 mod execution;
 pub mod rules;
 mod store;
 
+pub use audit::{AuditReport, Finding, audit};
 pub use definition::{Job, JobDefinition};
 pub use execution::{Execution, ExecutionStatus, FireKey, Trigger};
 pub use store::{
     ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,
     FiresRecorded, HeartbeatOutcome, HeartbeatParams, JobListParams, JobStore, MissedFires,
     NewFire, PruneParams, RecordFiresParams, RescueParams, Rescued, TriggerOutcome, TriggerParams,
+    job_not_registered,
 };

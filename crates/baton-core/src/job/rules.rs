@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{Execution, ExecutionStatus, Job};
+use super::{Execution, ExecutionStatus, Job, Trigger};
 use crate::schedule::{OverlapPolicy, RetryPolicy};
 use crate::time::StoreTime;
 
@@ -33,12 +33,22 @@ pub struct JobState<'a> {
 }
 
 /// Decides what a claim at `now` does with the due execution `due`.
+///
+/// In order: a fire of an unregistered or paused job is skipped; a schedule fire at or before
+/// the job's `skip_through` is skipped (`skip-next`, for fires recorded before the operator
+/// asked); one later than the starting deadline (measured from `due_at`, so that a retry's
+/// backoff does not count against it) is missed; then the overlap policy decides against the
+/// job's running execution.
 pub fn claim_decision(due: &Execution, state: JobState<'_>, now: StoreTime) -> ClaimDecision {
     let Some(job) = state.job else {
         return ClaimDecision::Settle(ExecutionStatus::Skipped, "job is not registered".into());
     };
     if job.paused {
         return ClaimDecision::Settle(ExecutionStatus::Skipped, "job is paused".into());
+    }
+    let skip_next = job.skip_through.is_some_and(|through| due.scheduled_at <= through);
+    if skip_next && due.trigger == Trigger::Schedule {
+        return ClaimDecision::Settle(ExecutionStatus::Skipped, "skip-next".into());
     }
     let policy = &job.definition.policy;
     if let Some(deadline) = policy.starting_deadline {
@@ -89,4 +99,158 @@ pub fn retry_due(
 
 fn seconds(duration: Duration) -> String {
     format!("{:.1}s", duration.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{FireKey, JobDefinition};
+    use crate::schedule::{JobName, JobPolicy, Schedule};
+
+    const NOW: StoreTime = StoreTime::from_millis(1_800_000_000_000);
+
+    fn job(policy: JobPolicy) -> Job {
+        let definition = JobDefinition {
+            name: JobName::new("rules").unwrap(),
+            schedule: Schedule::every(Duration::from_secs(60)).unwrap(),
+            policy,
+        };
+        let at = StoreTime::from_millis(0);
+        Job { id: 1, definition, paused: false, skip_through: None, created_at: at, updated_at: at }
+    }
+
+    fn overlap(policy: OverlapPolicy) -> Job {
+        job(JobPolicy::default().with_overlap(policy))
+    }
+
+    fn execution(id: i64, status: ExecutionStatus, due_secs_ago: u64) -> Execution {
+        let due_at = StoreTime::from_millis(NOW.as_millis() - 1_000 * due_secs_ago as i64);
+        Execution {
+            id,
+            job: JobName::new("rules").unwrap(),
+            fire_key: FireKey::at(due_at),
+            scheduled_at: due_at,
+            attempt: 1,
+            trigger: Trigger::Schedule,
+            status,
+            due_at,
+            node: None,
+            token: None,
+            created_at: due_at,
+            started_at: None,
+            heartbeat_at: None,
+            finished_at: None,
+            detail: None,
+            covers_through: None,
+            covers_count: 1,
+            cancel_requested: false,
+        }
+    }
+
+    fn due(id: i64) -> Execution {
+        execution(id, ExecutionStatus::Scheduled, 5)
+    }
+
+    fn decide(
+        job: &Job,
+        due: &Execution,
+        running: Option<&Execution>,
+        first: i64,
+    ) -> ClaimDecision {
+        let state = JobState { job: Some(job), running, first_waiting: Some(first) };
+        claim_decision(due, state, NOW)
+    }
+
+    fn skipped(reason: &str) -> ClaimDecision {
+        ClaimDecision::Settle(ExecutionStatus::Skipped, reason.into())
+    }
+
+    #[test]
+    fn a_fire_of_an_unregistered_or_paused_job_is_skipped() {
+        let state = JobState { job: None, running: None, first_waiting: Some(2) };
+        assert_eq!(claim_decision(&due(2), state, NOW), skipped("job is not registered"));
+        let paused = Job { paused: true, ..overlap(OverlapPolicy::Allow) };
+        assert_eq!(decide(&paused, &due(2), None, 2), skipped("job is paused"));
+    }
+
+    #[test]
+    fn skip_through_skips_schedule_fires_up_to_and_including_it() {
+        let fire = due(2);
+        let at = |through: StoreTime| Job {
+            skip_through: Some(through),
+            ..overlap(OverlapPolicy::Allow)
+        };
+        assert_eq!(decide(&at(fire.scheduled_at), &fire, None, 2), skipped("skip-next"));
+        let before = StoreTime::from_millis(fire.scheduled_at.as_millis() - 1);
+        assert_eq!(decide(&at(before), &fire, None, 2), ClaimDecision::Run);
+        let manual = Execution { trigger: Trigger::Manual, ..fire.clone() };
+        assert_eq!(decide(&at(fire.scheduled_at), &manual, None, 2), ClaimDecision::Run);
+    }
+
+    #[test]
+    fn a_fire_later_than_its_starting_deadline_is_missed() {
+        let deadline = JobPolicy::default().with_starting_deadline(Some(Duration::from_secs(30)));
+        let job = job(deadline.with_overlap(OverlapPolicy::Allow));
+        let late = execution(2, ExecutionStatus::Scheduled, 31);
+        let expected = ClaimDecision::Settle(
+            ExecutionStatus::Missed,
+            "starting deadline 30.0s passed: due 31.0s ago".into(),
+        );
+        assert_eq!(decide(&job, &late, None, 2), expected);
+        let on_time = execution(2, ExecutionStatus::Scheduled, 30);
+        assert_eq!(decide(&job, &on_time, None, 2), ClaimDecision::Run);
+    }
+
+    #[test]
+    fn without_a_running_execution_every_overlap_policy_runs() {
+        for policy in OverlapPolicy::ALL {
+            assert_eq!(decide(&overlap(*policy), &due(2), None, 2), ClaimDecision::Run, "{policy}");
+            let itself = execution(2, ExecutionStatus::Running, 5);
+            let decision = decide(&overlap(*policy), &due(2), Some(&itself), 2);
+            assert_eq!(
+                decision,
+                ClaimDecision::Run,
+                "{policy}: an execution never overlaps itself"
+            );
+        }
+    }
+
+    #[test]
+    fn overlap_policies_decide_against_the_running_execution() {
+        let running = execution(1, ExecutionStatus::Running, 60);
+        let forbid = decide(&overlap(OverlapPolicy::Forbid), &due(2), Some(&running), 2);
+        assert_eq!(forbid, skipped("overlap=forbid: execution 1 still running"));
+        let allow = decide(&overlap(OverlapPolicy::Allow), &due(2), Some(&running), 2);
+        assert_eq!(allow, ClaimDecision::Run);
+        let replace = decide(&overlap(OverlapPolicy::Replace), &due(2), Some(&running), 2);
+        assert_eq!(replace, ClaimDecision::WaitAndCancel(1));
+        let asked = Execution { cancel_requested: true, ..running.clone() };
+        let replace = decide(&overlap(OverlapPolicy::Replace), &due(2), Some(&asked), 2);
+        assert_eq!(replace, ClaimDecision::Wait);
+    }
+
+    #[test]
+    fn buffer_one_keeps_the_first_waiting_fire_and_skips_the_others() {
+        let running = execution(1, ExecutionStatus::Running, 60);
+        let buffer = overlap(OverlapPolicy::BufferOne);
+        assert_eq!(decide(&buffer, &due(2), Some(&running), 2), ClaimDecision::Wait);
+        let third = decide(&buffer, &due(3), Some(&running), 2);
+        assert_eq!(third, skipped("overlap=buffer-one: execution 2 already waiting"));
+    }
+
+    #[test]
+    fn retries_follow_failures_with_backoff_until_the_attempts_run_out() {
+        let retry = RetryPolicy::default()
+            .with_max_attempts(3)
+            .with_backoff(Duration::from_secs(1), Duration::from_secs(60));
+        let after = |secs: u64| Some(NOW.saturating_add(Duration::from_secs(secs)));
+        assert_eq!(retry_due(&retry, ExecutionStatus::Failed, 1, NOW), after(1));
+        assert_eq!(retry_due(&retry, ExecutionStatus::TimedOut, 2, NOW), after(2));
+        assert_eq!(retry_due(&retry, ExecutionStatus::Abandoned, 3, NOW), None);
+        assert_eq!(retry_due(&retry, ExecutionStatus::Abandoned, 1, NOW), after(1));
+        for status in ExecutionStatus::ALL.into_iter().filter(|s| !s.is_retryable()) {
+            assert_eq!(retry_due(&retry, status, 1, NOW), None, "{status}");
+        }
+        assert_eq!(retry_due(&RetryPolicy::none(), ExecutionStatus::Failed, 1, NOW), None);
+    }
 }

@@ -87,6 +87,25 @@ pub struct TriggerParams {
     pub claim_for: Option<HolderId>,
 }
 
+impl TriggerParams {
+    /// Checks that the trigger is [`Trigger::Manual`] or [`Trigger::External`]: schedule
+    /// fires and retries are recorded by the scheduler and the store themselves.
+    pub fn check(&self) -> Result<()> {
+        match self.trigger {
+            Trigger::Manual | Trigger::External => Ok(()),
+            other => Err(crate::Error::invalid_input(format!(
+                "invalid trigger {other} for job {}: expected manual or external",
+                self.job
+            ))),
+        }
+    }
+}
+
+/// The error every store answers for an operation on a job that is not registered.
+pub fn job_not_registered(name: &JobName) -> crate::Error {
+    crate::Error::new(crate::ErrorKind::NotFound, format!("job {name} is not registered"))
+}
+
 /// The answer to [`TriggerParams`].
 ///
 /// A fire whose latest attempt ended without success (failed, timed out, abandoned,
@@ -277,6 +296,17 @@ pub trait JobStore: Send + Sync + 'static {
     /// Finishes a running execution (compare-and-set on its token) and records the retry its
     /// policy calls for; `LeaseLost` if the execution no longer runs under that token.
     async fn complete(&self, params: CompleteParams) -> Result<Completed>;
+
+    /// Finishes several running executions; each is judged on its own (a stale one answers
+    /// its `LeaseLost` error without affecting the others). Backends that can, do it in one
+    /// statement; the default completes them one by one.
+    async fn complete_batch(&self, batch: Vec<CompleteParams>) -> Vec<Result<Completed>> {
+        let mut results = Vec::with_capacity(batch.len());
+        for params in batch {
+            results.push(self.complete(params).await);
+        }
+        results
+    }
 
     /// Asks a running execution to stop; it is marked cancelled when its worker completes it.
     async fn request_cancel(&self, id: i64) -> Result<bool>;

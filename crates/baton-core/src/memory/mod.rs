@@ -5,6 +5,13 @@
 //! a [`ManualClock`](crate::time::ManualClock).
 
 mod changes;
+mod jobs;
+mod jobs_due;
+mod jobs_fires;
+mod jobs_read;
+mod jobs_run;
+mod jobs_state;
 mod lease;
 
+pub use jobs::MemoryJobStore;
 pub use lease::MemoryLeaseStore;

@@ -20,7 +20,8 @@ const DAY: Duration = Duration::from_secs(86_400);
 pub struct Retention {
     /// Succeeded executions kept (the newest); default 100.
     pub keep_succeeded: u32,
-    /// Failed, abandoned or missed executions kept (the newest); default 100.
+    /// Finished executions other than succeeded ones (failed, timed out, abandoned, skipped,
+    /// missed, cancelled) kept, the newest; default 100.
     pub keep_failed: u32,
     /// Executions older than this are deleted whatever the counts; default 30 days, at least 1 s.
     pub max_age: Duration,
@@ -68,8 +69,9 @@ pub struct JobPolicy {
     pub catch_up_window: Duration,
     /// The most fires one plan runs (the newest win); default 100, 1 to 10 000.
     pub catch_up_max: u32,
-    /// An execution not started within this of its scheduled instant is recorded as missed
-    /// instead of starting late; `None` (the default) waits for ever. At least 1 s.
+    /// An execution not started within this of becoming due (its scheduled instant plus
+    /// jitter, or its retry's backoff) is recorded as missed instead of starting late; `None`
+    /// (the default) waits for ever. At least 1 s.
     pub starting_deadline: Option<Duration>,
     /// A random delay up to this added to each start, to spread load; default 0, under 1 h.
     /// It delays the start only: the fire keeps its scheduled instant as its identity.

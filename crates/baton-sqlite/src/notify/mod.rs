@@ -1,10 +1,12 @@
-//! Release notifications across processes, through Unix datagram sockets.
+//! Notifications across processes, through Unix datagram sockets.
 //!
-//! Each subscription binds a datagram socket in a directory beside the database file
-//! (`<database>.notify/`, mode 0700). After a release commits, the releasing process sends the
-//! lease name to every socket in that directory without blocking, and deletes the socket files
-//! whose owner is gone. Nothing polls: an idle subscriber sleeps in `recv`. Datagrams are best
-//! effort (a full receive queue drops one), so waiters keep their retry period as a fallback.
+//! Each kind of notification has a directory beside the database file, mode 0700:
+//! `<database>.notify/` for lease releases and `<database>.due/` for executions that became
+//! due. Each subscription binds a datagram socket there. After a change commits, the writing
+//! process sends a datagram (the lease name, or a fixed wake-up) to every socket in that
+//! directory without blocking, and deletes the socket files whose owner is gone. Nothing polls:
+//! an idle subscriber sleeps in `recv`. Datagrams are best effort (a full receive queue drops
+//! one), so waiters keep their retry period as a fallback.
 
 use std::ffi::OsString;
 use std::io::ErrorKind as IoErrorKind;
@@ -16,27 +18,41 @@ use baton_core::{Error, ErrorKind, LeaseChanges, LeaseName, Result};
 use tokio::net::UnixDatagram;
 
 use self::address::Addresses;
+pub(crate) use self::due::{DUE_PAYLOAD, DueSubscription};
 
 mod address;
+mod due;
 
 /// The extension of subscription socket files; anything else in the directory is ignored.
 const SOCKET_EXTENSION: &str = "sock";
 /// Room for the longest lease name (200 bytes) with margin; longer datagrams are not ours.
 const DATAGRAM_BYTES: usize = 512;
 
-/// Sends and receives release notifications for one database file.
+/// Sends and receives one kind of notification for one database file.
 #[derive(Debug, Clone)]
 pub(crate) struct Notifier {
     dir: PathBuf,
+    /// What the notifications announce, for messages: "lease releases".
+    what: &'static str,
 }
 
 impl Notifier {
-    /// The notifier of the database at `database` (an absolute, canonical path, so that every
-    /// process finds the same directory).
+    /// The lease-release notifier of the database at `database` (an absolute, canonical path,
+    /// so that every process finds the same directory).
     pub(crate) fn beside(database: &Path) -> Self {
+        Notifier::in_dir(database, ".notify", "lease releases")
+    }
+
+    /// The notifier of executions that became due, for the database at `database`; a
+    /// directory of its own, so that lease waiters never see these wake-ups.
+    pub(crate) fn due_beside(database: &Path) -> Self {
+        Notifier::in_dir(database, ".due", "due executions")
+    }
+
+    fn in_dir(database: &Path, suffix: &str, what: &'static str) -> Self {
         let mut dir = OsString::from(database.as_os_str());
-        dir.push(".notify");
-        Notifier { dir: PathBuf::from(dir) }
+        dir.push(suffix);
+        Notifier { dir: PathBuf::from(dir), what }
     }
 
     /// Binds a new subscription socket.
@@ -59,21 +75,27 @@ impl Notifier {
             match bound {
                 Ok(socket) => return Ok(Subscription { socket, path }),
                 Err(err) if err.kind() == IoErrorKind::AddrInUse => last_error = Some((path, err)),
-                Err(err) => return Err(bind_failed(&path, err)),
+                Err(err) => return Err(self.bind_failed(&path, err)),
             }
         }
         let (path, err) = last_error.expect("at least one attempt");
-        Err(bind_failed(&path, err))
+        Err(self.bind_failed(&path, err))
     }
 
     /// Tells every subscriber, in every process, that `name` was released. Never blocks and
     /// never fails: a lost notification only delays a waiter until its next retry.
     pub(crate) fn publish(&self, name: &LeaseName) {
+        self.send(name.as_str().as_bytes());
+    }
+
+    /// Sends `payload` to every subscriber, in every process. Never blocks and never fails.
+    pub(crate) fn send(&self, payload: &[u8]) {
+        let what = self.what;
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(err) if err.kind() == IoErrorKind::NotFound => return,
             Err(err) => {
-                tracing::debug!(dir = %self.dir.display(), %err, "cannot list lease subscribers");
+                tracing::debug!(dir = %self.dir.display(), %err, what, "cannot list subscribers");
                 return;
             }
         };
@@ -82,22 +104,26 @@ impl Notifier {
         {
             Ok(sender) => sender,
             Err(err) => {
-                tracing::debug!(%err, "cannot open a socket to notify lease subscribers");
+                tracing::debug!(%err, what, "cannot open a socket to notify subscribers");
                 return;
             }
         };
         let mut addresses = Addresses::new(&self.dir);
         for path in entries.flatten().map(|entry| entry.path()) {
             if path.extension().is_some_and(|ext| ext == SOCKET_EXTENSION) {
-                deliver(&sender, name, &path, &mut addresses);
+                deliver(&sender, payload, &path, &mut addresses);
             }
         }
+    }
+
+    fn bind_failed(&self, path: &Path, err: std::io::Error) -> Error {
+        unavailable(format!("cannot listen for {} at {}: {err}", self.what, path.display()))
     }
 }
 
 fn deliver(
     sender: &std::os::unix::net::UnixDatagram,
-    name: &LeaseName,
+    payload: &[u8],
     path: &Path,
     addresses: &mut Addresses<'_>,
 ) {
@@ -105,7 +131,7 @@ fn deliver(
         .file_name()
         .ok_or_else(|| std::io::Error::from(IoErrorKind::NotFound))
         .and_then(|file| addresses.of(file))
-        .and_then(|address| sender.send_to(name.as_str().as_bytes(), address));
+        .and_then(|address| sender.send_to(payload, address));
     match sent {
         Ok(_) => {}
         Err(err)
@@ -119,7 +145,7 @@ fn deliver(
             }
         }
         Err(err) if err.kind() == IoErrorKind::WouldBlock => {
-            tracing::debug!(path = %path.display(), lease = %name, "subscriber queue full; dropped");
+            tracing::debug!(path = %path.display(), "subscriber queue full; dropped");
         }
         Err(err) => tracing::debug!(path = %path.display(), %err, "cannot notify a subscriber"),
     }
@@ -129,15 +155,27 @@ fn unavailable(message: String) -> Error {
     Error::new(ErrorKind::Unavailable, format!("SQLite store: {message}"))
 }
 
-fn bind_failed(path: &Path, err: std::io::Error) -> Error {
-    unavailable(format!("cannot listen for lease releases at {}: {err}", path.display()))
-}
-
-/// One process's feed of released leases; removes its socket file when dropped.
+/// One process's feed of one kind of notification; removes its socket file when dropped.
 #[derive(Debug)]
 pub(crate) struct Subscription {
     socket: UnixDatagram,
     path: PathBuf,
+}
+
+impl Subscription {
+    /// Waits for the next datagram and returns its length.
+    async fn recv(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.socket
+            .recv(buf)
+            .await
+            .map_err(|err| unavailable(format!("receiving on {}: {err}", self.path.display())))
+    }
+
+    /// Discards the datagrams already queued, without waiting.
+    fn drain(&mut self) {
+        let mut buf = [0u8; DATAGRAM_BYTES];
+        while self.socket.try_recv(&mut buf).is_ok() {}
+    }
 }
 
 #[async_trait]
@@ -145,9 +183,7 @@ impl LeaseChanges for Subscription {
     async fn next(&mut self) -> Result<LeaseName> {
         let mut buf = [0u8; DATAGRAM_BYTES];
         loop {
-            let len = self.socket.recv(&mut buf).await.map_err(|err| {
-                unavailable(format!("receiving on {}: {err}", self.path.display()))
-            })?;
+            let len = self.recv(&mut buf).await?;
             match std::str::from_utf8(&buf[..len]).ok().and_then(|text| LeaseName::new(text).ok()) {
                 Some(name) => return Ok(name),
                 None => {

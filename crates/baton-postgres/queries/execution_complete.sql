@@ -1,0 +1,84 @@
+-- Finishes running executions (compare-and-set on each one's token), frees their jobs for the
+-- next claim, and records the retries their jobs' policies call for, in one statement and one
+-- commit. Workers are woken when a retry was recorded or an execution of a freed job waits.
+--   $1 execution ids, $2 tokens, $3 final statuses, $4 details (pairwise arrays).
+-- Answers the finished executions (part 'execution') and the retries (part 'retry'); an
+-- execution not answered no longer runs under its token.
+WITH clock AS MATERIALIZED (
+    SELECT baton_now_ms() AS now_ms
+),
+done AS (
+    UPDATE baton_executions AS e
+    SET status = finished.status,
+        detail = finished.detail,
+        finished_at = clock.now_ms
+    FROM clock,
+         unnest($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[])
+             AS finished (id, token, status, detail)
+    WHERE e.id = finished.id
+      AND e.id = ANY ($1::BIGINT[])
+      AND e.token = finished.token
+      AND e.finished_at IS NULL
+    RETURNING e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger, e.status,
+              e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
+              e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
+),
+freed AS (
+    UPDATE baton_jobs AS j
+    SET running_execution = NULL
+    FROM done AS d
+    WHERE j.name = d.job
+      AND j.name = ANY (ARRAY(SELECT d.job FROM done AS d))
+      AND j.running_execution = d.id
+    RETURNING j.name
+),
+retry AS (
+    INSERT INTO baton_executions AS e
+        (job, fire_key, scheduled_at, attempt, trigger, status, due_at, created_at)
+    SELECT d.job, d.fire_key, d.scheduled_at, d.attempt + 1, 'retry', 'scheduled',
+           clock.now_ms + LEAST(j.retry_max_ms::NUMERIC,
+                                j.retry_initial_ms * power(2::NUMERIC, d.attempt - 1))::BIGINT,
+           clock.now_ms
+    FROM done AS d
+    JOIN baton_jobs AS j ON j.name = d.job
+    CROSS JOIN clock
+    WHERE d.status IN ('failed', 'timed_out', 'abandoned')
+      AND j.name = ANY (ARRAY(
+          SELECT d.job FROM done AS d WHERE d.status IN ('failed', 'timed_out', 'abandoned')
+      ))
+      AND d.attempt < j.retry_max_attempts
+    ORDER BY d.id
+    ON CONFLICT (job, fire_key, attempt) DO NOTHING
+    RETURNING e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger, e.status,
+              e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
+              e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
+),
+woken AS (
+    -- One wake-up for the whole statement (identical notifications of a transaction are
+    -- delivered once anyway).
+    SELECT count(*) AS sent
+    FROM (
+        SELECT pg_notify('baton_execution_due', '')
+        WHERE EXISTS (SELECT 1 FROM retry)
+           OR EXISTS (
+               SELECT 1
+               FROM freed AS f
+               WHERE (SELECT w.id
+                      FROM baton_executions AS w
+                      WHERE w.job = f.name
+                        AND w.status = 'scheduled'
+                        AND w.due_at <= (SELECT c.now_ms FROM clock AS c)
+                      LIMIT 1) IS NOT NULL
+           )
+    ) AS notified
+)
+SELECT 'execution' AS part, e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger,
+       e.status, e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
+       e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
+FROM done AS e
+CROSS JOIN woken
+UNION ALL
+SELECT 'retry' AS part, e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger,
+       e.status, e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
+       e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
+FROM retry AS e

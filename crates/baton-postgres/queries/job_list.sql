@@ -1,0 +1,10 @@
+-- One page of jobs by id (keyset pagination).
+--   $1 last id already seen (0 for the first page), $2 rows to read (page size + 1).
+SELECT id, name, schedule_kind, schedule_expr, schedule_zone, overlap, misfire,
+       misfire_threshold_ms, catch_up_window_ms, catch_up_max, starting_deadline_ms, jitter_ms,
+       timeout_ms, retry_max_attempts, retry_initial_ms, retry_max_ms, keep_succeeded,
+       keep_failed, max_age_ms, paused, skip_through, created_at, updated_at
+FROM baton_jobs
+WHERE id > $1
+ORDER BY id
+LIMIT $2

@@ -1,0 +1,11 @@
+-- Pauses or resumes a job. No row answered means the job is not registered.
+--   $1 name, $2 paused.
+UPDATE baton_jobs AS j
+SET paused = $2,
+    updated_at = baton_now_ms()
+WHERE j.name = $1
+RETURNING j.id, j.name, j.schedule_kind, j.schedule_expr, j.schedule_zone, j.overlap, j.misfire,
+          j.misfire_threshold_ms, j.catch_up_window_ms, j.catch_up_max, j.starting_deadline_ms,
+          j.jitter_ms, j.timeout_ms, j.retry_max_attempts, j.retry_initial_ms, j.retry_max_ms,
+          j.keep_succeeded, j.keep_failed, j.max_age_ms, j.paused, j.skip_through, j.created_at,
+          j.updated_at

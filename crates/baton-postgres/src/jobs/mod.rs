@@ -1,0 +1,161 @@
+//! The PostgreSQL `JobStore`.
+//!
+//! Jobs live in `baton_jobs`, executions in `baton_executions`; times are milliseconds on the
+//! server's clock and execution tokens come from `baton_fencing_tokens`, the sequence leases
+//! draw from. Recording a batch of fires, claiming, heartbeating, completing (retry included),
+//! cancelling, rescuing and pruning are one statement and one commit each; a trigger is one
+//! short transaction. Workers are woken through `NOTIFY` on [`DUE_CHANNEL`](crate::DUE_CHANNEL)
+//! when something becomes due. How claims stay race-free is explained at the top of
+//! `queries/execution_claim.sql`.
+
+mod claims;
+mod definitions;
+mod finish;
+mod fires;
+mod history;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use baton_core::job::{
+    ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,
+    FiresRecorded, HeartbeatOutcome, HeartbeatParams, JobListParams, PruneParams,
+    RecordFiresParams, RescueParams, Rescued, TriggerOutcome, TriggerParams,
+};
+use baton_core::{
+    Cursor, Error, ErrorKind, Execution, Job, JobDefinition, JobName, JobStore, Page, Result,
+    StoreTime,
+};
+use sqlx::postgres::PgConnectOptions;
+
+use crate::connections::Connections;
+use crate::due;
+
+/// Jobs and executions stored in PostgreSQL.
+///
+/// Cheap to clone: clones share the connections. Obtain one from
+/// [`PostgresBackend::jobs`](crate::PostgresBackend::jobs).
+#[derive(Clone)]
+pub struct PostgresJobStore {
+    connections: Connections,
+    options: Arc<PgConnectOptions>,
+}
+
+impl std::fmt::Debug for PostgresJobStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresJobStore").finish_non_exhaustive()
+    }
+}
+
+impl PostgresJobStore {
+    pub(crate) fn new(connections: Connections, options: Arc<PgConnectOptions>) -> Self {
+        PostgresJobStore { connections, options }
+    }
+}
+
+/// A duration in whole milliseconds, saturating.
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+fn not_registered(name: &JobName) -> Error {
+    baton_core::job::job_not_registered(name)
+}
+
+fn internal(message: String) -> Error {
+    Error::new(ErrorKind::Internal, message)
+}
+
+/// A page of `limit` items from up to `limit + 1` read, with a cursor when more follow.
+fn page<T>(mut items: Vec<T>, limit: u32, id: impl Fn(&T) -> i64) -> Page<T> {
+    let limit = limit as usize;
+    let next = (items.len() > limit).then(|| {
+        items.truncate(limit);
+        Cursor::after(id(&items[limit - 1]))
+    });
+    Page { items, next }
+}
+
+#[async_trait]
+impl JobStore for PostgresJobStore {
+    async fn job_upsert(&self, definition: JobDefinition) -> Result<Job> {
+        self.upsert_job(definition).await
+    }
+
+    async fn job_get(&self, name: &JobName) -> Result<Option<Job>> {
+        self.get_job(name).await
+    }
+
+    async fn job_list(&self, params: JobListParams) -> Result<Page<Job>> {
+        self.list_jobs(params).await
+    }
+
+    async fn job_set_paused(&self, name: &JobName, paused: bool) -> Result<Job> {
+        self.set_paused(name, paused).await
+    }
+
+    async fn job_skip_through(&self, name: &JobName, through: StoreTime) -> Result<Job> {
+        self.skip_through(name, through).await
+    }
+
+    async fn job_last_fires(&self) -> Result<Vec<(JobName, StoreTime)>> {
+        self.last_fires().await
+    }
+
+    async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded> {
+        self.record(params).await
+    }
+
+    async fn trigger(&self, params: TriggerParams) -> Result<TriggerOutcome> {
+        self.record_trigger(params).await
+    }
+
+    async fn claim(&self, params: ClaimParams) -> Result<Claimed> {
+        self.claim_due(params).await
+    }
+
+    async fn heartbeat(&self, params: HeartbeatParams) -> Result<HeartbeatOutcome> {
+        self.beat(params).await
+    }
+
+    async fn complete(&self, params: CompleteParams) -> Result<Completed> {
+        self.finish(params).await
+    }
+
+    async fn complete_batch(&self, batch: Vec<CompleteParams>) -> Vec<Result<Completed>> {
+        self.finish_batch(batch).await
+    }
+
+    async fn request_cancel(&self, id: i64) -> Result<bool> {
+        self.cancel(id).await
+    }
+
+    async fn rescue(&self, params: RescueParams) -> Result<Rescued> {
+        self.rescue_stale(params).await
+    }
+
+    async fn execution_get(&self, id: i64) -> Result<Option<Execution>> {
+        self.get_execution(id).await
+    }
+
+    async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {
+        self.list_executions(params).await
+    }
+
+    async fn prune(&self, params: PruneParams) -> Result<u64> {
+        self.prune_job(params).await
+    }
+
+    async fn next_due(&self) -> Result<Option<StoreTime>> {
+        self.earliest_due().await
+    }
+
+    async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
+        due::subscribe(&self.options).await.map(Some)
+    }
+
+    async fn now(&self) -> Result<StoreTime> {
+        self.clock().await
+    }
+}

@@ -1,0 +1,3 @@
+SELECT MIN(due_at)
+FROM baton_executions
+WHERE status = 'scheduled'

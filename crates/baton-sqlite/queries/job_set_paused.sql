@@ -1,0 +1,7 @@
+UPDATE baton_jobs
+SET paused = ?2, updated_at = ?3
+WHERE name = ?1
+RETURNING id, name, schedule_kind, schedule_expr, schedule_zone, overlap, misfire, misfire_threshold_ms,
+       catch_up_window_ms, catch_up_max, starting_deadline_ms, jitter_ms, timeout_ms,
+       retry_max_attempts, retry_initial_ms, retry_max_ms, keep_succeeded, keep_failed, max_age_ms,
+       paused, skip_through, created_at, updated_at

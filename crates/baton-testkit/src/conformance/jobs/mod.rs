@@ -1,0 +1,80 @@
+//! The job-store conformance suite (invariants I5, I6 and I8).
+//!
+//! Every case holds on a real store shared with the other cases running in parallel, on the
+//! store's real clock: each uses job names of its own, claims only its own jobs' executions,
+//! never assumes a table is empty, and waits for store time to pass by polling the store's
+//! clock, never by sleeping and then asserting. Cases hold a running execution for well under
+//! [`RESCUE_STALE`], since the rescue case abandons every execution of the store whose
+//! heartbeat is older than that.
+
+mod claims;
+mod finishing;
+mod history;
+mod records;
+mod support;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use baton_core::JobStore;
+
+pub use claims::*;
+pub use finishing::*;
+pub use history::*;
+pub use records::*;
+pub use support::{RESCUE_STALE, unique_job};
+
+/// How a suite reaches one backend.
+#[async_trait]
+pub trait JobHarness: Send + Sync {
+    /// A handle on the store under test; every handle of one harness sees the same records,
+    /// as separate processes on one store would.
+    async fn store(&self) -> Arc<dyn JobStore>;
+}
+
+/// Instantiates the job-store conformance suite: one `#[tokio::test]` per case, each calling
+/// `$harness` (an async expression yielding something that implements [`JobHarness`]).
+#[macro_export]
+macro_rules! job_conformance {
+    ($harness:expr) => {
+        $crate::job_conformance!(@cases $harness;
+            a_registered_job_reads_back,
+            record_fires_is_idempotent_and_counts_only_inserts,
+            racing_leaders_record_each_fire_once,
+            racing_workers_claim_each_execution_once,
+            claim_takes_its_jobs_due_executions_oldest_due_first,
+            a_paused_job_skips_its_fires,
+            skip_through_skips_exactly_the_fires_up_to_it,
+            overlap_forbid_skips_while_one_runs,
+            overlap_allow_runs_both,
+            overlap_replace_cancels_the_running_one_first,
+            overlap_buffer_one_keeps_one_waiting,
+            a_fire_past_its_starting_deadline_is_missed,
+            complete_with_a_stale_token_changes_nothing,
+            a_failed_attempt_is_retried_after_its_backoff,
+            a_succeeded_execution_never_runs_again,
+            trigger_answers_existing_or_records_a_new_attempt,
+            trigger_with_claim_for_runs_at_once,
+            heartbeat_reports_lost_executions,
+            request_cancel_reaches_running_and_scheduled_executions,
+            rescue_abandons_only_stale_executions,
+            a_missed_run_is_one_record,
+            job_last_fires_reports_where_each_job_stopped,
+            execution_list_pages_and_filters,
+            job_list_pages_by_id,
+            prune_keeps_by_retention_and_never_the_last_record,
+            prune_deletes_by_age,
+            due_executions_wake_workers,
+            bad_input_changes_nothing,
+        );
+    };
+    (@cases $harness:expr; $($case:ident,)*) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $case() {
+                let harness = $harness;
+                $crate::conformance::jobs::$case(&harness).await;
+            }
+        )*
+    };
+}

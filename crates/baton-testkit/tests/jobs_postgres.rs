@@ -1,0 +1,404 @@
+//! The job-store conformance suite against a throwaway PostgreSQL server, plus what only a
+//! real server can show: overlap decisions that stay exclusive under racing claimers on
+//! separate connections, one transaction per batch of fires, and the SQL renderings of
+//! instants and reasons.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use baton_core::job::{
+    ClaimParams, CompleteParams, ExecutionListParams, MissedFires, NewFire, RecordFiresParams,
+};
+use baton_core::{
+    ErrorKind, ExecutionStatus, JobDefinition, JobName, JobPolicy, JobStore, OverlapPolicy,
+    Schedule, StoreTime,
+};
+use baton_postgres::PostgresBackend;
+use baton_testkit::conformance::jobs::{JobHarness, unique_job};
+use baton_testkit::conformance::unique_holder;
+use baton_testkit::servers::PostgresServer;
+use sqlx::{Connection, PgConnection};
+use tokio::sync::OnceCell;
+
+/// One server per test case. Every `store()` opens a backend of its own (its own
+/// connections), as a separate process would; the schema is migrated on first use.
+struct Postgres {
+    migrated: OnceCell<()>,
+    server: PostgresServer,
+}
+
+impl Postgres {
+    fn start() -> Self {
+        Postgres { migrated: OnceCell::new(), server: PostgresServer::start() }
+    }
+
+    async fn admin(&self) -> PgConnection {
+        PgConnection::connect(&self.server.url()).await.expect("connect an admin session")
+    }
+}
+
+#[async_trait]
+impl JobHarness for Postgres {
+    async fn store(&self) -> Arc<dyn JobStore> {
+        let backend = PostgresBackend::connect(&self.server.url()).await.expect("connect");
+        self.migrated.get_or_init(|| async { backend.migrate().await.expect("migrate") }).await;
+        Arc::new(backend.jobs())
+    }
+}
+
+baton_testkit::job_conformance!(Postgres::start());
+
+fn register_params(name: &JobName, overlap: OverlapPolicy) -> JobDefinition {
+    JobDefinition {
+        name: name.clone(),
+        schedule: Schedule::every(Duration::from_secs(1)).expect("valid interval"),
+        policy: JobPolicy::default().with_overlap(overlap),
+    }
+}
+
+async fn register(store: &dyn JobStore, prefix: &str, overlap: OverlapPolicy) -> JobName {
+    let name = unique_job(prefix);
+    store.job_upsert(register_params(&name, overlap)).await.expect("register");
+    name
+}
+
+/// Whole seconds two hours before store time.
+async fn past(store: &dyn JobStore) -> StoreTime {
+    let now = store.now().await.expect("store time").as_millis();
+    StoreTime::from_millis((now - 7_200_000) / 1_000 * 1_000)
+}
+
+fn fire(job: &JobName, at: StoreTime) -> NewFire {
+    NewFire { job: job.clone(), scheduled_at: at, due_at: at }
+}
+
+async fn live(store: &dyn JobStore, job: &JobName) -> usize {
+    let mut live = 0;
+    for status in [ExecutionStatus::Scheduled, ExecutionStatus::Running] {
+        let params = ExecutionListParams {
+            job: Some(job.clone()),
+            status: Some(status),
+            limit: 1000,
+            ..Default::default()
+        };
+        live += store.execution_list(params).await.expect("list").items.len();
+    }
+    live
+}
+
+/// A leader records 300 fires of one job in batches while eight workers, each on its own
+/// connections, claim and complete them as fast as they can. Whatever the timing, no two
+/// executions of the job ever run at once, and every fire ends in a final status.
+async fn race_claimers(overlap: OverlapPolicy) {
+    let harness = Postgres::start();
+    let store = harness.store().await;
+    let job = register(&*store, "race", overlap).await;
+    let base = past(&*store).await;
+    let recorded = Arc::new(AtomicBool::new(false));
+    let running = Arc::new(AtomicUsize::new(0));
+    let runs = Arc::new(AtomicUsize::new(0));
+
+    let leader = {
+        let (store, job, recorded) = (harness.store().await, job.clone(), recorded.clone());
+        tokio::spawn(async move {
+            for batch in 0..60u64 {
+                let fires = (0..5u64)
+                    .map(|i| fire(&job, base.saturating_add(Duration::from_secs(batch * 5 + i))))
+                    .collect();
+                let params = RecordFiresParams { fires, missed: Vec::new() };
+                assert_eq!(store.record_fires(params).await.expect("record").inserted, 5);
+                tokio::time::sleep(Duration::from_millis(3)).await;
+            }
+            recorded.store(true, Ordering::SeqCst);
+        })
+    };
+    let mut workers = Vec::new();
+    for w in 0..8 {
+        let store = harness.store().await;
+        let (job, recorded) = (job.clone(), recorded.clone());
+        let (running, runs) = (running.clone(), runs.clone());
+        workers.push(tokio::spawn(async move {
+            let node = unique_holder(&format!("worker{w}"));
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+            loop {
+                assert!(tokio::time::Instant::now() < deadline, "the race never settled");
+                let params = ClaimParams { node: node.clone(), limit: 4, jobs: vec![job.clone()] };
+                let claimed = store.claim(params).await.expect("claim");
+                for execution in &claimed.running {
+                    let now_running = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    assert_eq!(now_running, 1, "{overlap}: two executions ran at once");
+                    runs.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                    running.fetch_sub(1, Ordering::SeqCst);
+                    let done = CompleteParams {
+                        id: execution.id,
+                        token: execution.token.expect("token"),
+                        status: ExecutionStatus::Succeeded,
+                        detail: None,
+                    };
+                    store.complete(done).await.expect("complete");
+                }
+                if claimed.running.is_empty() && claimed.settled.is_empty() {
+                    if recorded.load(Ordering::SeqCst) && live(&*store, &job).await == 0 {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+            }
+        }));
+    }
+    leader.await.expect("leader");
+    for worker in workers {
+        worker.await.expect("worker");
+    }
+
+    let mut all = Vec::new();
+    let mut after = None;
+    loop {
+        let params = ExecutionListParams {
+            job: Some(job.clone()),
+            after,
+            limit: 1000,
+            ..Default::default()
+        };
+        let page = store.execution_list(params).await.expect("list");
+        all.extend(page.items);
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(all.len(), 300, "one record per fire");
+    let succeeded = all.iter().filter(|e| e.status == ExecutionStatus::Succeeded).count();
+    assert_eq!(succeeded, runs.load(Ordering::SeqCst), "every run completed");
+    assert!(succeeded >= 2, "{overlap}: the job ran more than once ({succeeded})");
+    let policy = format!("overlap={overlap}");
+    for execution in all.iter().filter(|e| e.status != ExecutionStatus::Succeeded) {
+        assert_eq!(execution.status, ExecutionStatus::Skipped, "{execution:?}");
+        let detail = execution.detail.as_deref().unwrap_or_default();
+        assert!(detail.starts_with(&policy), "{execution:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_claimers_never_run_two_executions_of_a_forbid_job() {
+    race_claimers(OverlapPolicy::Forbid).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_claimers_never_run_two_executions_of_a_buffer_one_job() {
+    race_claimers(OverlapPolicy::BufferOne).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_claimers_never_run_two_executions_of_a_replace_job() {
+    race_claimers(OverlapPolicy::Replace).await;
+}
+
+/// The transaction id the server would hand out next, read in a transaction of its own (which
+/// takes one).
+async fn next_xid(admin: &mut PgConnection) -> i64 {
+    sqlx::query_scalar("SELECT pg_current_xact_id()::TEXT::BIGINT")
+        .fetch_one(admin)
+        .await
+        .expect("read the transaction counter")
+}
+
+/// A batch of fires and missed runs is one write transaction, and wakes a listening worker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_fires_is_one_transaction_and_one_wake_up() {
+    let harness = Postgres::start();
+    let store = harness.store().await;
+    let mut admin = harness.admin().await;
+    sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
+    sqlx::query("SELECT pg_reload_conf()").execute(&mut admin).await.unwrap();
+    let (a, b) = (
+        register(&*store, "batch-a", OverlapPolicy::Allow).await,
+        register(&*store, "batch-b", OverlapPolicy::Forbid).await,
+    );
+    let base = past(&*store).await;
+    let mut fires = Vec::new();
+    for i in 0..100 {
+        fires.push(fire(&a, base.saturating_add(Duration::from_secs(i))));
+        fires.push(fire(&b, base.saturating_add(Duration::from_secs(i))));
+    }
+    let run = MissedFires {
+        job: a.clone(),
+        first: base.saturating_add(Duration::from_secs(1_000)),
+        last: base.saturating_add(Duration::from_secs(1_010)),
+        count: 11,
+        reason: "misfire=skip: test".into(),
+    };
+    let mut feed = store.subscribe_due().await.unwrap().expect("PostgreSQL notifies");
+
+    let before = next_xid(&mut admin).await;
+    let params = RecordFiresParams { fires, missed: vec![run] };
+    assert_eq!(store.record_fires(params.clone()).await.unwrap().inserted, 201);
+    let after = next_xid(&mut admin).await;
+    assert_eq!(after - before, 2, "one write transaction between two reads of the counter");
+    tokio::time::timeout(Duration::from_secs(10), feed.next())
+        .await
+        .expect("a wake-up for the batch")
+        .expect("the feed works");
+
+    let before = next_xid(&mut admin).await;
+    assert_eq!(store.record_fires(params).await.unwrap().inserted, 0);
+    let after = next_xid(&mut admin).await;
+    assert!(after - before <= 2, "a repeated batch is at most one transaction");
+    let nothing_new = tokio::time::timeout(Duration::from_millis(300), feed.next()).await;
+    assert!(nothing_new.is_err(), "a batch that recorded nothing wakes nobody");
+}
+
+/// A claim is one transaction, and so is a completion with its retry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claim_and_complete_are_one_transaction_each() {
+    let harness = Postgres::start();
+    let store = harness.store().await;
+    let mut admin = harness.admin().await;
+    sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
+    sqlx::query("SELECT pg_reload_conf()").execute(&mut admin).await.unwrap();
+    let job = unique_job("one-tx");
+    let mut definition = register_params(&job, OverlapPolicy::Forbid);
+    definition.policy = definition.policy.with_retry(
+        baton_core::RetryPolicy::default()
+            .with_max_attempts(2)
+            .with_backoff(Duration::from_secs(60), Duration::from_secs(60)),
+    );
+    store.job_upsert(definition).await.unwrap();
+    let base = past(&*store).await;
+    let fires = (0..5).map(|i| fire(&job, base.saturating_add(Duration::from_secs(i)))).collect();
+    store.record_fires(RecordFiresParams { fires, missed: Vec::new() }).await.unwrap();
+
+    let node = unique_holder("node");
+    let before = next_xid(&mut admin).await;
+    let params = ClaimParams { node: node.clone(), limit: 10, jobs: vec![job.clone()] };
+    let claimed = store.claim(params).await.unwrap();
+    let after = next_xid(&mut admin).await;
+    assert_eq!((claimed.running.len(), claimed.settled.len()), (1, 4));
+    assert_eq!(after - before, 2, "one claim, one transaction");
+
+    let running = &claimed.running[0];
+    let before = next_xid(&mut admin).await;
+    let done = CompleteParams {
+        id: running.id,
+        token: running.token.unwrap(),
+        status: ExecutionStatus::Failed,
+        detail: Some("boom".into()),
+    };
+    let completed = store.complete(done).await.unwrap();
+    let after = next_xid(&mut admin).await;
+    assert!(completed.retry.is_some(), "the policy retries once");
+    assert_eq!(after - before, 2, "completion and retry in one transaction");
+}
+
+/// A batch of completions is one transaction, and each is judged on its own: a stale token
+/// answers `LeaseLost`, a status that is not final `InvalidInput`, the others complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn complete_batch_judges_each_completion_in_one_transaction() {
+    let harness = Postgres::start();
+    let store = harness.store().await;
+    let mut admin = harness.admin().await;
+    sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
+    sqlx::query("SELECT pg_reload_conf()").execute(&mut admin).await.unwrap();
+    let job = register(&*store, "batch-complete", OverlapPolicy::Allow).await;
+    let base = past(&*store).await;
+    let fires = (0..4).map(|i| fire(&job, base.saturating_add(Duration::from_secs(i)))).collect();
+    store.record_fires(RecordFiresParams { fires, missed: Vec::new() }).await.unwrap();
+    let node = unique_holder("node");
+    let params = ClaimParams { node, limit: 10, jobs: vec![job.clone()] };
+    let running = store.claim(params).await.unwrap().running;
+    assert_eq!(running.len(), 4);
+    let done = |i: usize, status: ExecutionStatus| CompleteParams {
+        id: running[i].id,
+        token: running[i].token.unwrap(),
+        status,
+        detail: None,
+    };
+    let stale =
+        CompleteParams { token: running[0].token.unwrap(), ..done(1, ExecutionStatus::Failed) };
+    let batch = vec![
+        done(0, ExecutionStatus::Succeeded),
+        stale,
+        done(2, ExecutionStatus::Running),
+        done(3, ExecutionStatus::Failed),
+    ];
+    let before = next_xid(&mut admin).await;
+    let results = store.complete_batch(batch).await;
+    let after = next_xid(&mut admin).await;
+    assert_eq!(after - before, 2, "one transaction for the batch");
+    let kinds: Vec<Option<ErrorKind>> =
+        results.iter().map(|r| r.as_ref().err().map(|e| e.kind())).collect();
+    assert_eq!(
+        kinds,
+        [None, Some(ErrorKind::LeaseLost), Some(ErrorKind::InvalidInput), None],
+        "{results:?}"
+    );
+    let statuses: Vec<ExecutionStatus> =
+        results.iter().flatten().map(|c| c.execution.status).collect();
+    assert_eq!(statuses, [ExecutionStatus::Succeeded, ExecutionStatus::Failed]);
+    for i in [1, 2] {
+        let unchanged = store.execution_get(running[i].id).await.unwrap().unwrap();
+        assert_eq!(unchanged.status, ExecutionStatus::Running, "execution {i} is untouched");
+    }
+}
+
+/// A fire waiting behind a running `buffer-one` or `replace` execution does not hold up the
+/// due executions of other jobs, even for a claim of one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_fires_do_not_starve_other_jobs() {
+    let harness = Postgres::start();
+    let store = harness.store().await;
+    let node = unique_holder("node");
+    let base = past(&*store).await;
+    let mut blocked = Vec::new();
+    for overlap in [OverlapPolicy::BufferOne, OverlapPolicy::Replace] {
+        let job = register(&*store, "blocked", overlap).await;
+        let params = RecordFiresParams { fires: vec![fire(&job, base)], missed: Vec::new() };
+        store.record_fires(params).await.unwrap();
+        let params = ClaimParams { node: node.clone(), limit: 1, jobs: vec![job.clone()] };
+        assert_eq!(store.claim(params.clone()).await.unwrap().running.len(), 1);
+        let later = fire(&job, base.saturating_add(Duration::from_secs(1)));
+        store
+            .record_fires(RecordFiresParams { fires: vec![later], missed: Vec::new() })
+            .await
+            .unwrap();
+        let claimed = store.claim(params).await.unwrap();
+        assert_eq!((claimed.running.len(), claimed.settled.len()), (0, 0), "{overlap} waits");
+        blocked.push(job);
+    }
+    let free = register(&*store, "free", OverlapPolicy::Allow).await;
+    let later = fire(&free, base.saturating_add(Duration::from_secs(2)));
+    store.record_fires(RecordFiresParams { fires: vec![later], missed: Vec::new() }).await.unwrap();
+    let any = ClaimParams { node: node.clone(), limit: 1, jobs: Vec::new() };
+    let claimed = store.claim(any).await.unwrap();
+    let jobs: Vec<&JobName> = claimed.running.iter().map(|e| &e.job).collect();
+    assert_eq!(jobs, [&free], "the free job's fire runs although older fires wait");
+}
+
+/// The SQL renderings match the Rust ones: instants as `StoreTime` prints them (the rescue
+/// reason), durations as the claim rules word them.
+#[tokio::test]
+async fn sql_renderings_match_the_rust_ones() {
+    let harness = Postgres::start();
+    let _store = harness.store().await;
+    let mut admin = harness.admin().await;
+    for ms in [0, 1_500, 1_795_255_200_000, 1_795_255_200_123, 4_102_444_799_999] {
+        let text: String = sqlx::query_scalar("SELECT baton_instant_text($1)")
+            .bind(ms)
+            .fetch_one(&mut admin)
+            .await
+            .unwrap();
+        assert_eq!(text, StoreTime::from_millis(ms).to_string());
+    }
+    for (ms, expected) in [(30_000, "30.0s"), (600_000, "600.0s"), (1_240, "1.2s"), (59, "0.1s")] {
+        let text: String = sqlx::query_scalar("SELECT baton_seconds_text($1)")
+            .bind(ms as i64)
+            .fetch_one(&mut admin)
+            .await
+            .unwrap();
+        assert_eq!(text, expected);
+        assert_eq!(format!("{:.1}s", Duration::from_millis(ms).as_secs_f64()), expected);
+    }
+}

@@ -1,0 +1,256 @@
+//! The scheduler leader's term: it plans every job's fires from the store's clock and records
+//! them, one batch per due instant; it also abandons executions whose node went silent and
+//! prunes executions by retention.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use baton_core::job::RescueParams;
+use baton_core::job::{JobListParams, MissedFires, NewFire, PruneParams, RecordFiresParams};
+use baton_core::schedule::{JobName, plan_fires};
+use baton_core::{Job, JobStore, Result, StoreTime};
+use tokio::time::{Instant, sleep_until};
+
+use super::SchedulerConfig;
+use super::store_clock::StoreClock;
+use crate::LeaderHandle;
+
+/// The most fires one `record_fires` call carries.
+const BATCH: usize = 1000;
+/// How long the leader waits before retrying a store call that failed.
+const RETRY: Duration = Duration::from_millis(200);
+
+/// Runs one term until leadership ends; store errors are retried while the term lasts.
+pub(crate) async fn run_term(
+    store: Arc<dyn JobStore>,
+    config: SchedulerConfig,
+    term: LeaderHandle,
+) {
+    let mut leader = Leader {
+        store,
+        config,
+        jobs: HashMap::new(),
+        last: HashMap::new(),
+        due: BTreeSet::new(),
+        dirty: HashSet::new(),
+    };
+    tokio::select! {
+        () = term.cancelled() => {}
+        () = leader.lead(&term) => {}
+    }
+    tracing::info!(token = %term.token(), "scheduler term ended");
+}
+
+struct Leader {
+    store: Arc<dyn JobStore>,
+    config: SchedulerConfig,
+    /// Every registered job, as last read.
+    jobs: HashMap<JobName, Job>,
+    /// The newest fire accounted for (recorded or missed), per job.
+    last: HashMap<JobName, StoreTime>,
+    /// The next fire of every job, ordered by instant.
+    due: BTreeSet<(StoreTime, JobName)>,
+    /// Jobs that fired since their executions were last pruned.
+    dirty: HashSet<JobName>,
+}
+
+impl Leader {
+    async fn lead(&mut self, term: &LeaderHandle) {
+        let mut clock = loop {
+            match self.start(term).await {
+                Ok(clock) => break clock,
+                Err(err) => {
+                    tracing::warn!(%err, "scheduler leader could not start its term, retrying");
+                    tokio::time::sleep(RETRY).await;
+                }
+            }
+        };
+        let mut reload_at = Instant::now() + self.config.reload_interval;
+        let rescue_every = self.config.abandon_after / 2;
+        let mut rescue_at = Instant::now() + rescue_every;
+        let mut prune_at = Instant::now() + self.config.prune_interval;
+        loop {
+            let next_fire = self.due.first().map(|(at, _)| *at);
+            let fire_at = next_fire.map_or(reload_at, |at| clock.local_instant(at));
+            let wake = fire_at.min(reload_at).min(rescue_at).min(prune_at);
+            sleep_until(wake).await;
+            let now = Instant::now();
+            let outcome = if let Some(at) = next_fire.filter(|_| now >= fire_at) {
+                self.fire(term, &clock, at).await
+            } else if now >= reload_at {
+                reload_at = now + self.config.reload_interval;
+                match StoreClock::read(&*self.store).await {
+                    Ok(read) => {
+                        clock = read;
+                        self.reload(term, &clock).await
+                    }
+                    Err(err) => Err(err),
+                }
+            } else if now >= rescue_at {
+                rescue_at = now + rescue_every;
+                self.rescue().await
+            } else {
+                prune_at = now + self.config.prune_interval;
+                self.prune().await
+            };
+            if let Err(err) = outcome {
+                tracing::warn!(%err, "scheduler leader step failed, retrying");
+                tokio::time::sleep(RETRY).await;
+            }
+        }
+    }
+
+    /// Reads the jobs and where each stopped, and records what was due meanwhile.
+    async fn start(&mut self, term: &LeaderHandle) -> Result<StoreClock> {
+        self.jobs.clear();
+        self.last.clear();
+        self.due.clear();
+        let clock = StoreClock::read(&*self.store).await?;
+        self.reload(term, &clock).await?;
+        Ok(clock)
+    }
+
+    /// Rereads the registered jobs and plans any job that is new or changed.
+    async fn reload(&mut self, term: &LeaderHandle, clock: &StoreClock) -> Result<()> {
+        let jobs = self.list_jobs().await?;
+        let last: HashMap<JobName, StoreTime> =
+            self.store.job_last_fires().await?.into_iter().collect();
+        let changed: Vec<JobName> = jobs
+            .iter()
+            .filter(|job| self.jobs.get(job.name()) != Some(job))
+            .map(|job| job.name().clone())
+            .collect();
+        for job in jobs {
+            self.jobs.insert(job.name().clone(), job);
+        }
+        for name in &changed {
+            if let Some(at) = last.get(name) {
+                let known = self.last.entry(name.clone()).or_insert(*at);
+                *known = (*known).max(*at);
+            }
+            self.due.retain(|(_, job)| job != name);
+        }
+        self.plan(term, &changed, clock.now()).await
+    }
+
+    async fn list_jobs(&self) -> Result<Vec<Job>> {
+        let mut jobs = Vec::new();
+        let mut params = JobListParams { after: None, limit: 1000 };
+        loop {
+            let page = self.store.job_list(params.clone()).await?;
+            jobs.extend(page.items);
+            match page.next {
+                Some(next) => params.after = Some(next),
+                None => return Ok(jobs),
+            }
+        }
+    }
+
+    /// Records the fires of the jobs whose next fire is `at`.
+    async fn fire(&mut self, term: &LeaderHandle, clock: &StoreClock, at: StoreTime) -> Result<()> {
+        let names: Vec<JobName> = self
+            .due
+            .iter()
+            .take_while(|(due, _)| *due <= at)
+            .map(|(_, name)| name.clone())
+            .collect();
+        self.plan(term, &names, clock.now().max(at)).await
+    }
+
+    /// Plans the named jobs up to `now`, records the outcome, and queues their next fires.
+    async fn plan(&mut self, term: &LeaderHandle, names: &[JobName], now: StoreTime) -> Result<()> {
+        let mut params = RecordFiresParams::default();
+        let mut planned = Vec::with_capacity(names.len());
+        for name in names {
+            let Some(job) = self.jobs.get(name) else { continue };
+            let definition = &job.definition;
+            let plan = plan_fires(
+                &definition.schedule,
+                &definition.policy,
+                self.last.get(name).copied(),
+                job.created_at,
+                now,
+            );
+            let jitter = definition.policy.jitter;
+            params.fires.extend(plan.run.iter().map(|at| NewFire {
+                job: name.clone(),
+                scheduled_at: *at,
+                due_at: at.saturating_add(random_up_to(jitter)),
+            }));
+            params.missed.extend(plan.missed.iter().map(|range| MissedFires {
+                job: name.clone(),
+                first: range.first,
+                last: range.last,
+                count: range.count,
+                reason: range.reason.clone(),
+            }));
+            planned.push((name.clone(), plan.last_planned(), plan.next_after_plan));
+        }
+        if !params.fires.is_empty() || !params.missed.is_empty() {
+            term.ensure_valid()?;
+            self.record(params).await?;
+        }
+        for (name, last, next) in planned {
+            self.due.retain(|(_, job)| *job != name);
+            if let Some(last) = last {
+                self.last.insert(name.clone(), last);
+                self.dirty.insert(name.clone());
+            }
+            if let Some(next) = next {
+                self.due.insert((next, name));
+            }
+        }
+        Ok(())
+    }
+
+    async fn record(&self, params: RecordFiresParams) -> Result<()> {
+        let RecordFiresParams { fires, missed } = params;
+        let mut chunks = fires.chunks(BATCH).peekable();
+        if chunks.peek().is_none() {
+            self.store.record_fires(RecordFiresParams { fires: Vec::new(), missed }).await?;
+            return Ok(());
+        }
+        let mut missed = Some(missed);
+        for chunk in chunks {
+            let params = RecordFiresParams {
+                fires: chunk.to_vec(),
+                missed: missed.take().unwrap_or_default(),
+            };
+            self.store.record_fires(params).await?;
+        }
+        Ok(())
+    }
+
+    async fn rescue(&self) -> Result<()> {
+        let params = RescueParams { stale_after: self.config.abandon_after, limit: 1000 };
+        let rescued = self.store.rescue(params).await?;
+        for execution in &rescued.abandoned {
+            tracing::warn!(job = %execution.job, execution = execution.id, "execution abandoned: its node stopped heartbeating");
+        }
+        Ok(())
+    }
+
+    async fn prune(&mut self) -> Result<()> {
+        let dirty: Vec<JobName> = self.dirty.drain().collect();
+        for name in dirty {
+            let Some(job) = self.jobs.get(&name) else { continue };
+            let params = PruneParams {
+                job: name.clone(),
+                retention: job.definition.policy.retention,
+                batch: 1000,
+            };
+            if let Err(err) = self.store.prune(params).await {
+                self.dirty.insert(name);
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A random duration in `[0, max)`, or zero.
+fn random_up_to(max: Duration) -> Duration {
+    let millis = u64::try_from(max.as_millis()).unwrap_or(u64::MAX);
+    if millis == 0 { Duration::ZERO } else { Duration::from_millis(fastrand::u64(..millis)) }
+}

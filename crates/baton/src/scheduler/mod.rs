@@ -1,0 +1,151 @@
+//! The cluster-wide scheduler: every node registers its jobs and works; the elected leader
+//! records each fire once; workers on every node claim and run due executions.
+//!
+//! ```no_run
+//! # async fn example() -> baton::Result<()> {
+//! use baton::scheduler::{Job, Scheduler, SchedulerConfig};
+//! let backend = baton::connect("sqlite://baton.db").await?;
+//! let settlement = Job::cron("settlement", "0 */5 * * * *")
+//!     .time_zone("Asia/Seoul")
+//!     .timeout(std::time::Duration::from_secs(60))
+//!     .handler(|ctx: baton::scheduler::JobContext| async move {
+//!         // Pass ctx.token() to every fenced write.
+//!         Ok::<(), std::io::Error>(())
+//!     })?;
+//! let scheduler = Scheduler::builder(backend.leases(), backend.jobs())
+//!     .config(SchedulerConfig::default())
+//!     .job(settlement)
+//!     .start()
+//!     .await?;
+//! // ... until the service stops:
+//! scheduler.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The leader keeps the next fire of every registered job in memory and, at each due instant,
+//! records the fires of all jobs due then in one call; the store's unique constraint on
+//! `(job, fire key, attempt)` means a second leader for a moment cannot record a fire twice.
+//! Workers are woken by the store's notifications, heartbeat their running executions in one
+//! call per interval, and record each outcome under the attempt's fencing token.
+
+mod config;
+mod context;
+mod job;
+mod leader;
+mod store_clock;
+mod worker;
+
+use std::sync::Arc;
+
+use baton_core::{HolderId, JobStore, LeaseStore, Result};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+pub use config::SchedulerConfig;
+pub use context::JobContext;
+pub use job::{Handler, HandlerFuture, HandlerResult, Job, JobBuilder};
+
+use crate::Elector;
+use worker::Worker;
+
+/// Collects the configuration and jobs of a [`Scheduler`].
+#[must_use = "a scheduler builder does nothing until `start`"]
+pub struct SchedulerBuilder {
+    leases: Arc<dyn LeaseStore>,
+    store: Arc<dyn JobStore>,
+    config: SchedulerConfig,
+    jobs: Vec<Job>,
+}
+
+impl SchedulerBuilder {
+    /// Replaces the default configuration.
+    pub fn config(mut self, config: SchedulerConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Adds a job this node registers and runs.
+    pub fn job(mut self, job: Job) -> Self {
+        self.jobs.push(job);
+        self
+    }
+
+    /// Validates the configuration, registers the jobs, and starts campaigning for the
+    /// leadership and working.
+    pub async fn start(self) -> Result<Scheduler> {
+        self.config.validate()?;
+        for job in &self.jobs {
+            self.store.job_upsert(job.definition.clone()).await?;
+        }
+        let elector = Elector::new(self.leases, self.config.elector.clone())?;
+        let campaign = elector.campaign(self.config.lease.clone());
+        let stop = CancellationToken::new();
+        let tasks = TaskTracker::new();
+        let worker = Arc::new(Worker::new(self.store.clone(), self.config.clone(), self.jobs));
+        tasks.spawn(worker.clone().claim_loop(stop.clone()));
+        tasks.spawn(worker.clone().heartbeat_loop(stop.child_token()));
+        let (store, config, leading) = (self.store.clone(), self.config.clone(), stop.clone());
+        tasks.spawn(async move {
+            loop {
+                let term = tokio::select! {
+                    () = leading.cancelled() => return,
+                    term = campaign.leader() => term,
+                };
+                tokio::select! {
+                    () = leading.cancelled() => return,
+                    () = leader::run_term(store.clone(), config.clone(), term) => {}
+                }
+            }
+        });
+        tasks.close();
+        Ok(Scheduler { elector, store: self.store, worker, stop, tasks })
+    }
+}
+
+/// A running scheduler node. Call [`Scheduler::shutdown`] to stop it gracefully.
+pub struct Scheduler {
+    elector: Elector,
+    store: Arc<dyn JobStore>,
+    worker: Arc<Worker>,
+    stop: CancellationToken,
+    tasks: TaskTracker,
+}
+
+impl std::fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scheduler").finish_non_exhaustive()
+    }
+}
+
+impl Scheduler {
+    /// A builder over a lease store (for the leader election) and a job store.
+    pub fn builder(leases: Arc<dyn LeaseStore>, jobs: Arc<dyn JobStore>) -> SchedulerBuilder {
+        SchedulerBuilder {
+            leases,
+            store: jobs,
+            config: SchedulerConfig::default(),
+            jobs: Vec::new(),
+        }
+    }
+
+    /// This node's id: its holder id in the election and its name on executions it runs.
+    pub fn node(&self) -> &HolderId {
+        &self.elector.config().holder
+    }
+
+    /// The job store this scheduler works on.
+    pub fn store(&self) -> &Arc<dyn JobStore> {
+        &self.store
+    }
+
+    /// Graceful shutdown: stops leading and claiming, waits for running handlers up to the
+    /// grace period while still heartbeating them, then releases the leadership so another
+    /// node takes over at once.
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        self.worker.drain().await;
+        self.tasks.wait().await;
+        self.elector.shutdown().await;
+    }
+}

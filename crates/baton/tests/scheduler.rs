@@ -1,0 +1,191 @@
+//! The scheduler runtime over the in-memory stores: fires recorded once across nodes, retries,
+//! timeouts, and a leader handing over on shutdown.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use baton::core::job::{ExecutionListParams, audit};
+use baton::core::memory::{MemoryJobStore, MemoryLeaseStore};
+use baton::core::schedule::RetryPolicy;
+use baton::core::{Execution, ExecutionStatus, JobStore, LeaseStore, Trigger};
+use baton::scheduler::{Job, JobContext, Scheduler, SchedulerConfig};
+use baton::{ElectorConfig, HolderId, StoreTime};
+
+/// Stores shared by the nodes of one test, as one database would be.
+struct Cluster {
+    leases: Arc<dyn LeaseStore>,
+    jobs: Arc<dyn JobStore>,
+}
+
+impl Cluster {
+    fn new() -> Self {
+        Cluster {
+            leases: Arc::new(MemoryLeaseStore::default()),
+            jobs: Arc::new(MemoryJobStore::new()),
+        }
+    }
+
+    async fn node(&self, name: &str, jobs: Vec<Job>) -> Scheduler {
+        let holder = HolderId::generate(name, fastrand::u32(..));
+        let mut config =
+            SchedulerConfig::new(ElectorConfig::new(holder).with_ttl(Duration::from_secs(2)));
+        config.heartbeat_interval = Duration::from_millis(200);
+        config.abandon_after = Duration::from_secs(1);
+        config.poll_interval = Duration::from_millis(500);
+        config.shutdown_grace = Duration::from_secs(2);
+        let mut builder = Scheduler::builder(self.leases.clone(), self.jobs.clone()).config(config);
+        for job in jobs {
+            builder = builder.job(job);
+        }
+        builder.start().await.expect("scheduler starts")
+    }
+
+    /// Every execution of `job`, oldest first.
+    async fn executions(&self, job: &str) -> Vec<Execution> {
+        let params = ExecutionListParams {
+            job: Some(job.parse().unwrap()),
+            limit: 1000,
+            ..Default::default()
+        };
+        self.jobs.execution_list(params).await.expect("list").items
+    }
+
+    /// Waits until `done` holds for the job's executions (checked as they change).
+    async fn wait_for(
+        &self,
+        job: &str,
+        what: &str,
+        done: impl Fn(&[Execution]) -> bool,
+    ) -> Vec<Execution> {
+        let waited = tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                let executions = self.executions(job).await;
+                if done(&executions) {
+                    return executions;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        });
+        waited.await.unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+    }
+}
+
+fn count(executions: &[Execution], status: ExecutionStatus) -> usize {
+    executions.iter().filter(|e| e.status == status).count()
+}
+
+/// A handler counting its runs per fire.
+fn counting(
+    runs: Arc<Mutex<HashMap<StoreTime, u32>>>,
+) -> impl Fn(JobContext) -> std::future::Ready<Result<(), String>> {
+    move |ctx: JobContext| {
+        *runs.lock().unwrap().entry(ctx.scheduled_at()).or_default() += 1;
+        std::future::ready(Ok(()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn three_nodes_run_each_fire_once_across_a_leader_handover() {
+    let cluster = Cluster::new();
+    let runs = Arc::new(Mutex::new(HashMap::new()));
+    let job =
+        || Job::every("tick", Duration::from_secs(1)).handler(counting(runs.clone())).unwrap();
+    let mut nodes = Vec::new();
+    for name in ["a", "b", "c"] {
+        nodes.push(cluster.node(name, vec![job()]).await);
+    }
+    cluster.wait_for("tick", "three fires", |e| count(e, ExecutionStatus::Succeeded) >= 3).await;
+    // The leader (whichever node it is) shuts down; the others continue.
+    let leader = cluster.leases.get(&"baton-scheduler".parse().unwrap()).await.unwrap().unwrap();
+    let holder = leader.holder.expect("a leader holds the lease");
+    let index = nodes.iter().position(|node| *node.node() == holder).expect("the leader is a node");
+    nodes.remove(index).shutdown().await;
+    let before = count(&cluster.executions("tick").await, ExecutionStatus::Succeeded);
+    cluster
+        .wait_for("tick", "three more fires", |e| {
+            count(e, ExecutionStatus::Succeeded) >= before + 3
+        })
+        .await;
+    for node in nodes {
+        node.shutdown().await;
+    }
+    let executions = cluster.executions("tick").await;
+    for (at, n) in runs.lock().unwrap().iter() {
+        assert_eq!(*n, 1, "the fire at {at} ran {n} times");
+    }
+    let first = executions.first().unwrap().scheduled_at;
+    let last = executions.iter().map(|e| e.scheduled_at).max().unwrap();
+    let job = cluster.jobs.job_get(&"tick".parse().unwrap()).await.unwrap().unwrap();
+    let report = audit(&[job], &executions, first, last, Duration::from_secs(5));
+    assert!(report.is_clean(), "{report:?}");
+    assert!(report.expected >= 5, "{report:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failed_attempt_is_retried_with_a_greater_token() {
+    let cluster = Cluster::new();
+    let failing = Job::every("flaky", Duration::from_secs(3600))
+        .retry(
+            RetryPolicy::default()
+                .with_max_attempts(2)
+                .with_backoff(Duration::from_millis(100), Duration::from_secs(1)),
+        )
+        .handler(|ctx: JobContext| async move {
+            if ctx.attempt() == 1 { Err("first attempt fails".to_string()) } else { Ok(()) }
+        })
+        .unwrap();
+    let node = cluster.node("a", vec![failing]).await;
+    let name = "flaky".parse().unwrap();
+    cluster
+        .jobs
+        .trigger(baton::core::job::TriggerParams {
+            job: name,
+            fire_key: None,
+            scheduled_at: None,
+            trigger: Trigger::Manual,
+            claim_for: None,
+        })
+        .await
+        .unwrap();
+    let executions = cluster
+        .wait_for("flaky", "the retry to succeed", |e| count(e, ExecutionStatus::Succeeded) == 1)
+        .await;
+    node.shutdown().await;
+    assert_eq!(executions.len(), 2, "{executions:?}");
+    let (first, retry) = (&executions[0], &executions[1]);
+    assert_eq!(first.status, ExecutionStatus::Failed);
+    assert_eq!(first.detail.as_deref(), Some("first attempt fails"));
+    assert_eq!((retry.attempt, retry.trigger), (2, Trigger::Retry));
+    assert_eq!(retry.fire_key, first.fire_key);
+    assert!(retry.token > first.token, "{:?} then {:?}", first.token, retry.token);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_handler_past_its_timeout_is_cancelled_and_timed_out() {
+    let cluster = Cluster::new();
+    let slow = Job::every("slow", Duration::from_secs(3600))
+        .timeout(Duration::from_secs(1))
+        .handler(|ctx: JobContext| async move {
+            ctx.cancelled().await;
+            Ok::<(), String>(())
+        })
+        .unwrap();
+    let node = cluster.node("a", vec![slow]).await;
+    cluster
+        .jobs
+        .trigger(baton::core::job::TriggerParams {
+            job: "slow".parse().unwrap(),
+            fire_key: None,
+            scheduled_at: None,
+            trigger: Trigger::Manual,
+            claim_for: None,
+        })
+        .await
+        .unwrap();
+    let executions =
+        cluster.wait_for("slow", "the timeout", |e| count(e, ExecutionStatus::TimedOut) == 1).await;
+    node.shutdown().await;
+    assert_eq!(executions.len(), 1, "no retry by default: {executions:?}");
+    assert!(executions[0].detail.as_deref().unwrap_or_default().contains("timed out"));
+}
