@@ -46,8 +46,9 @@ pub enum Command {
     Migrate(BackendArg),
     /// Run a benchmark scenario.
     Bench(baton_bench::BenchArgs),
-    /// Run a local three-node demonstration.
-    Demo,
+    /// Run a local three-node demonstration: scheduling, a leader crash, the failover and a
+    /// verification of the record.
+    Demo(DemoArgs),
 }
 
 /// What `baton exec` does when the lease is held by someone else.
@@ -137,6 +138,17 @@ pub struct HistoryArgs {
     /// At most this many records (1 to 1000).
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
+}
+
+/// Arguments of `baton demo`; the hidden ones run one of its node processes.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Run as the demo node of this name (started by the demo itself).
+    #[arg(long, hide = true, requires = "backend")]
+    pub node: Option<String>,
+    /// The demo node's store (started by the demo itself).
+    #[arg(long, hide = true)]
+    pub backend: Option<String>,
 }
 
 /// Job subcommands.

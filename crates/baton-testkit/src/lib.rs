@@ -1,9 +1,14 @@
 //! Test support for baton: conformance suites every backend must pass, throwaway real servers,
-//! a TCP fault proxy, and a fenced ledger with its checker.
+//! a TCP fault proxy, fenced ledgers with their checkers, and fault scenarios with lease
+//! holders and scheduler nodes as separate processes.
 
 pub mod conformance;
+pub mod evented;
 pub mod faults;
 pub mod holder;
+pub mod job_ledger;
 pub mod ledger;
+pub mod node;
 pub mod proxy;
+pub mod scheduler_faults;
 pub mod servers;

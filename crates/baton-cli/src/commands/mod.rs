@@ -2,6 +2,7 @@
 
 mod audit;
 mod child;
+mod demo;
 mod exec;
 mod exec_job;
 mod executions;
@@ -32,14 +33,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench(args) => baton_bench::run(args).await.map(|()| ExitCode::SUCCESS),
-        Command::Demo => {
-            println!(
-                "baton demo: the three-node demonstration arrives with the cluster-wide \
-                 scheduler. Meanwhile try:\n  baton exec --backend sqlite://demo.db --lock hello \
-                 -- sh -c 'echo holding token $BATON_FENCING_TOKEN'"
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Demo(args) => demo::run(args).await,
     }
 }
 

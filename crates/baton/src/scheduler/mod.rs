@@ -46,7 +46,8 @@ pub use config::SchedulerConfig;
 pub use context::JobContext;
 pub use job::{Handler, HandlerFuture, HandlerResult, Job, JobBuilder};
 
-use crate::Elector;
+use crate::{Elector, Leadership};
+use tokio::sync::watch;
 use worker::Worker;
 
 /// Collects the configuration and jobs of a [`Scheduler`].
@@ -80,6 +81,7 @@ impl SchedulerBuilder {
         }
         let elector = Elector::new(self.leases, self.config.elector.clone())?;
         let campaign = elector.campaign(self.config.lease.clone());
+        let leadership = campaign.watch();
         let stop = CancellationToken::new();
         let tasks = TaskTracker::new();
         let worker = Arc::new(Worker::new(self.store.clone(), self.config.clone(), self.jobs));
@@ -99,7 +101,7 @@ impl SchedulerBuilder {
             }
         });
         tasks.close();
-        Ok(Scheduler { elector, store: self.store, worker, stop, tasks })
+        Ok(Scheduler { elector, store: self.store, worker, stop, tasks, leadership })
     }
 }
 
@@ -110,6 +112,7 @@ pub struct Scheduler {
     worker: Arc<Worker>,
     stop: CancellationToken,
     tasks: TaskTracker,
+    leadership: watch::Receiver<Leadership>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -132,6 +135,11 @@ impl Scheduler {
     /// This node's id: its holder id in the election and its name on executions it runs.
     pub fn node(&self) -> &HolderId {
         &self.elector.config().holder
+    }
+
+    /// Whether this node is the scheduler leader, and the term's token when it is.
+    pub fn leadership(&self) -> watch::Receiver<Leadership> {
+        self.leadership.clone()
     }
 
     /// The job store this scheduler works on.

@@ -1,0 +1,378 @@
+//! A scheduler node for fault tests, run as a separate process.
+//!
+//! Usage: `baton-test-node BACKEND_URL NODE [JOBS]`, where JOBS is a comma-separated list of
+//! `tick` and `slow` (both by default; see `baton_testkit::node` for their schedules and
+//! policies). It runs a [`Scheduler`] with fast timing under the holder id NODE, with handlers
+//! that write through the fenced job ledger (one fence per job) under the attempt's token.
+//!
+//! It reports on stdout, one event per line, where RUN is `<job> <fire> <attempt> <token>`:
+//!
+//! - `READY` once its scheduler runs; `STOPPED` after a graceful shutdown;
+//! - `LEADING <token>` when the store shows it holding the scheduler lease under a token not
+//!   reported yet;
+//! - `STARTED RUN` when a handler starts; `RAN RUN` when it succeeds; `FAILED RUN` when it
+//!   fails;
+//! - `WROTE <step> RUN` or `REJECTED <step> RUN` for each fenced write (`once` for tick;
+//!   `begin`, then `end` after [`node::SLOW_RUN`] of work, for slow); a rejected write fails
+//!   the handler; `ERROR <step> RUN <error>` reports a write that failed otherwise;
+//! - `STOPPING [RUN]` and `RESUMED` around a pause (below).
+//!
+//! A handler's body runs in a task of its own, so it finishes even when the scheduler stops
+//! awaiting it (its execution was abandoned): a late write of an abandoned attempt really
+//! happens, and the fence must refuse it.
+//!
+//! Commands on stdin: `QUIT` (or end of input) shuts the scheduler down gracefully. `STOP`
+//! makes the node stop itself with SIGSTOP at a clean point; `STOP-IN-TICK` does the same in
+//! the next `tick` handler that starts, before its write, so that the node stops with that
+//! execution running (`STOPPING RUN` names it). The clean point: every store call (the
+//! scheduler's, the elector's, the handlers' ledger writes) passes a gate; the node closes the
+//! gate, waits for the calls in flight, prints `STOPPING` and stops, holding no transaction or
+//! row lock open, exactly like a SIGSTOP of the whole process between two calls (a SIGSTOP in
+//! the middle of a SQLite write transaction would block every other node until SIGCONT). After
+//! SIGCONT it prints `RESUMED` and opens the gate. A write is reported before its call leaves
+//! the gate, so an event printed after `RESUMED` is about a write made after the pause.
+//!
+//! With `BATON_TEST_NODE_LOG_DIR` set, it logs to `NODE.log` in that directory, filtered by
+//! `BATON_TEST_NODE_LOG` (default `info`).
+
+use std::future::Future;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use async_trait::async_trait;
+use baton::core::job::{
+    ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,
+    FiresRecorded, HeartbeatOutcome, HeartbeatParams, JobListParams, PruneParams,
+    RecordFiresParams, RescueParams, Rescued, TriggerOutcome, TriggerParams,
+};
+use baton::core::schedule::{JobName, OverlapPolicy, RetryPolicy};
+use baton::core::{
+    AcquireOutcome, AcquireParams, Capabilities, Execution, ForceReleaseParams, Job as JobRecord,
+    JobDefinition, JobStore, LeaseChanges, ReleaseParams, RenewAllOutcome, RenewAllParams,
+    RenewParams,
+};
+use baton::scheduler::{Job, JobContext, Scheduler, SchedulerConfig};
+use baton::{
+    ElectorConfig, HistoryParams, HolderId, LeaderChange, Lease, LeaseName, LeaseStore, Page,
+    Result, StoreTime,
+};
+use baton_testkit::job_ledger::{Append, JobLedger};
+use baton_testkit::node::{self, SLOW, TICK};
+use nix::sys::signal::{Signal, raise};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::RwLock;
+
+fn say(line: impl AsRef<str>) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{}", line.as_ref());
+    let _ = out.flush();
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (url, name, jobs) = match args.as_slice() {
+        [url, name] => (url, name, "tick,slow"),
+        [url, name, jobs] => (url, name, jobs.as_str()),
+        _ => anyhow::bail!("usage: baton-test-node BACKEND_URL NODE [JOBS]"),
+    };
+    log_to_file(name)?;
+    let backend = baton::connect(url).await?;
+    backend.migrate().await?;
+    let gate = Arc::new(Gate::default());
+    let leases: Arc<dyn LeaseStore> = Arc::new(Gated::new(backend.leases(), &gate));
+    let store: Arc<dyn JobStore> = Arc::new(Gated::new(backend.jobs(), &gate));
+    let holder = HolderId::new(name.clone())?;
+    let mut config = SchedulerConfig::new(ElectorConfig::new(holder.clone()).with_ttl(node::TTL));
+    config.heartbeat_interval = node::HEARTBEAT_INTERVAL;
+    config.abandon_after = node::ABANDON_AFTER;
+    config.poll_interval = node::POLL_INTERVAL;
+    config.shutdown_grace = node::SHUTDOWN_GRACE;
+    config.reload_interval = node::RELOAD_INTERVAL;
+    let lease = config.lease.clone();
+    let sink = Sink {
+        ledger: JobLedger::connect(url).await?,
+        gate: gate.clone(),
+        node: name.clone(),
+        stop_in_tick: Arc::default(),
+    };
+    let mut builder = Scheduler::builder(leases.clone(), store).config(config);
+    for job in jobs.split(',') {
+        builder = builder.job(define(job, &sink)?);
+    }
+    let scheduler = builder.start().await.context("starting the scheduler")?;
+    let reporter = tokio::spawn(report_leadership(leases, holder, lease));
+    say("READY");
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    while let Some(line) = lines.next_line().await? {
+        match line.trim() {
+            "STOP" => gate.stop_here("").await,
+            "STOP-IN-TICK" => sink.stop_in_tick.store(true, Ordering::SeqCst),
+            "QUIT" => break,
+            _ => {}
+        }
+    }
+    reporter.abort();
+    scheduler.shutdown().await;
+    say("STOPPED");
+    Ok(())
+}
+
+/// Diagnostics for a failed test, when asked for: stdout carries the events.
+fn log_to_file(node: &str) -> anyhow::Result<()> {
+    let Ok(dir) = std::env::var("BATON_TEST_NODE_LOG_DIR") else { return Ok(()) };
+    let filter = std::env::var("BATON_TEST_NODE_LOG").unwrap_or_else(|_| "info".to_string());
+    let path = std::path::Path::new(&dir).join(format!("{node}.log"));
+    let file = std::fs::File::create(&path).with_context(|| format!("creating {path:?}"))?;
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::sync::Mutex::new(file))
+        .with_ansi(false)
+        .init();
+    Ok(())
+}
+
+/// The job named `name`, with its handler writing through `sink`.
+fn define(name: &str, sink: &Sink) -> anyhow::Result<Job> {
+    let sink = sink.clone();
+    let job = match name {
+        TICK => Job::every(TICK, node::TICK_EVERY)
+            .handler(move |ctx: JobContext| sink.run(ctx, &["once"]))?,
+        SLOW => Job::every(SLOW, node::SLOW_EVERY)
+            .overlap(OverlapPolicy::BufferOne)
+            .retry(
+                RetryPolicy::default()
+                    .with_max_attempts(node::SLOW_ATTEMPTS)
+                    .with_backoff(node::SLOW_BACKOFF, node::SLOW_BACKOFF * 5),
+            )
+            .handler(move |ctx: JobContext| sink.run(ctx, &["begin", "end"]))?,
+        other => anyhow::bail!("unknown job {other:?}: expected {TICK} or {SLOW}"),
+    };
+    Ok(job)
+}
+
+/// Where handlers write: the job ledger, through the gate.
+#[derive(Clone)]
+struct Sink {
+    ledger: JobLedger,
+    gate: Arc<Gate>,
+    node: String,
+    /// Set by `STOP-IN-TICK`.
+    stop_in_tick: Arc<AtomicBool>,
+}
+
+impl Sink {
+    /// Runs a handler body in a task of its own: a fenced write for each step, with a
+    /// [`node::SLOW_RUN`] of work between two steps.
+    fn run(
+        &self,
+        ctx: JobContext,
+        steps: &'static [&'static str],
+    ) -> impl Future<Output = std::result::Result<(), String>> + use<> {
+        let sink = self.clone();
+        let body = tokio::spawn(async move {
+            let run =
+                format!("{} {} {} {}", ctx.job(), ctx.scheduled_at(), ctx.attempt(), ctx.token());
+            say(format!("STARTED {run}"));
+            if ctx.job().as_str() == TICK && sink.stop_in_tick.swap(false, Ordering::SeqCst) {
+                sink.gate.stop_here(&run).await;
+            }
+            let mut outcome = Ok(());
+            for (i, step) in steps.iter().enumerate() {
+                if i > 0 {
+                    tokio::time::sleep(node::SLOW_RUN).await;
+                }
+                outcome = sink.write(&ctx, step, &run).await;
+                if outcome.is_err() {
+                    break;
+                }
+            }
+            match &outcome {
+                Ok(()) => say(format!("RAN {run}")),
+                Err(_) => say(format!("FAILED {run}")),
+            }
+            outcome
+        });
+        async move { body.await.map_err(|err| err.to_string())? }
+    }
+
+    /// One fenced write, reported before the gate lets a `STOP` through: an event printed
+    /// after `RESUMED` is about a write made after the pause.
+    async fn write(
+        &self,
+        ctx: &JobContext,
+        step: &str,
+        run: &str,
+    ) -> std::result::Result<(), String> {
+        let append = async {
+            let append = self.ledger.append(ctx.job().as_str(), &self.node, ctx.token()).await;
+            match append {
+                Ok(Append::Accepted) => {
+                    say(format!("WROTE {step} {run}"));
+                    Ok(())
+                }
+                Ok(Append::Rejected) => {
+                    say(format!("REJECTED {step} {run}"));
+                    Err("the fence refused the write: a newer attempt wrote".to_string())
+                }
+                Err(err) => {
+                    say(format!("ERROR {step} {run} {err:#}"));
+                    Err(format!("{err:#}"))
+                }
+            }
+        };
+        self.gate.pass(append).await
+    }
+}
+
+/// Prints `LEADING <token>` whenever the store shows this node holding the scheduler lease
+/// under a token not reported yet.
+async fn report_leadership(leases: Arc<dyn LeaseStore>, holder: HolderId, lease: LeaseName) {
+    let mut reported = None;
+    loop {
+        if let (Ok(Some(record)), Ok(now)) = (leases.get(&lease).await, leases.now().await)
+            && record.holder_at(now) == Some(&holder)
+            && reported != Some(record.token)
+        {
+            reported = Some(record.token);
+            say(format!("LEADING {}", record.token));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// Every store call of this process passes the gate; `STOP` closes it.
+#[derive(Default)]
+struct Gate(RwLock<()>);
+
+impl Gate {
+    /// Runs a store call while the gate is open.
+    async fn pass<T>(&self, call: impl Future<Output = T>) -> T {
+        let _open = self.0.read().await;
+        call.await
+    }
+
+    /// Closes the gate, waits for the calls in flight, and stops the process until SIGCONT;
+    /// `STOPPING` carries `during`, the execution whose handler stops, if any.
+    async fn stop_here(&self, during: &str) {
+        let _closed = self.0.write().await;
+        say(format!("STOPPING {during}"));
+        if let Err(err) = raise(Signal::SIGSTOP) {
+            say(format!("ERROR cannot stop: {err}"));
+        }
+        say("RESUMED");
+    }
+}
+
+/// A store whose calls pass the gate. Subscriptions are opened through the gate; waiting on
+/// them is not a store call and does not.
+struct Gated<S: ?Sized> {
+    inner: Arc<S>,
+    gate: Arc<Gate>,
+}
+
+impl<S: ?Sized> Gated<S> {
+    fn new(inner: Arc<S>, gate: &Arc<Gate>) -> Self {
+        Gated { inner, gate: gate.clone() }
+    }
+}
+
+#[async_trait]
+impl LeaseStore for Gated<dyn LeaseStore> {
+    async fn acquire(&self, params: AcquireParams) -> Result<AcquireOutcome> {
+        self.gate.pass(self.inner.acquire(params)).await
+    }
+    async fn renew(&self, params: RenewParams) -> Result<Lease> {
+        self.gate.pass(self.inner.renew(params)).await
+    }
+    async fn renew_all(&self, params: RenewAllParams) -> Result<RenewAllOutcome> {
+        self.gate.pass(self.inner.renew_all(params)).await
+    }
+    async fn release(&self, params: ReleaseParams) -> Result<bool> {
+        self.gate.pass(self.inner.release(params)).await
+    }
+    async fn force_release(&self, params: ForceReleaseParams) -> Result<Option<Lease>> {
+        self.gate.pass(self.inner.force_release(params)).await
+    }
+    async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {
+        self.gate.pass(self.inner.get(name)).await
+    }
+    async fn list(&self) -> Result<Vec<Lease>> {
+        self.gate.pass(self.inner.list()).await
+    }
+    async fn history(&self, params: HistoryParams) -> Result<Page<LeaderChange>> {
+        self.gate.pass(self.inner.history(params)).await
+    }
+    async fn now(&self) -> Result<StoreTime> {
+        self.gate.pass(self.inner.now()).await
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+    async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {
+        self.gate.pass(self.inner.subscribe()).await
+    }
+}
+
+#[async_trait]
+impl JobStore for Gated<dyn JobStore> {
+    async fn job_upsert(&self, definition: JobDefinition) -> Result<JobRecord> {
+        self.gate.pass(self.inner.job_upsert(definition)).await
+    }
+    async fn job_get(&self, name: &JobName) -> Result<Option<JobRecord>> {
+        self.gate.pass(self.inner.job_get(name)).await
+    }
+    async fn job_list(&self, params: JobListParams) -> Result<Page<JobRecord>> {
+        self.gate.pass(self.inner.job_list(params)).await
+    }
+    async fn job_set_paused(&self, name: &JobName, paused: bool) -> Result<JobRecord> {
+        self.gate.pass(self.inner.job_set_paused(name, paused)).await
+    }
+    async fn job_skip_through(&self, name: &JobName, through: StoreTime) -> Result<JobRecord> {
+        self.gate.pass(self.inner.job_skip_through(name, through)).await
+    }
+    async fn job_last_fires(&self) -> Result<Vec<(JobName, StoreTime)>> {
+        self.gate.pass(self.inner.job_last_fires()).await
+    }
+    async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded> {
+        self.gate.pass(self.inner.record_fires(params)).await
+    }
+    async fn trigger(&self, params: TriggerParams) -> Result<TriggerOutcome> {
+        self.gate.pass(self.inner.trigger(params)).await
+    }
+    async fn claim(&self, params: ClaimParams) -> Result<Claimed> {
+        self.gate.pass(self.inner.claim(params)).await
+    }
+    async fn heartbeat(&self, params: HeartbeatParams) -> Result<HeartbeatOutcome> {
+        self.gate.pass(self.inner.heartbeat(params)).await
+    }
+    async fn complete(&self, params: CompleteParams) -> Result<Completed> {
+        self.gate.pass(self.inner.complete(params)).await
+    }
+    async fn request_cancel(&self, id: i64) -> Result<bool> {
+        self.gate.pass(self.inner.request_cancel(id)).await
+    }
+    async fn rescue(&self, params: RescueParams) -> Result<Rescued> {
+        self.gate.pass(self.inner.rescue(params)).await
+    }
+    async fn execution_get(&self, id: i64) -> Result<Option<Execution>> {
+        self.gate.pass(self.inner.execution_get(id)).await
+    }
+    async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {
+        self.gate.pass(self.inner.execution_list(params)).await
+    }
+    async fn prune(&self, params: PruneParams) -> Result<u64> {
+        self.gate.pass(self.inner.prune(params)).await
+    }
+    async fn next_due(&self) -> Result<Option<StoreTime>> {
+        self.gate.pass(self.inner.next_due()).await
+    }
+    async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
+        self.gate.pass(self.inner.subscribe_due()).await
+    }
+    async fn now(&self) -> Result<StoreTime> {
+        self.gate.pass(self.inner.now()).await
+    }
+}
