@@ -136,7 +136,10 @@ fn audit_reports_missing_fires_and_exits_non_zero() {
 #[test]
 fn bad_input_gets_one_line_and_changes_nothing() {
     let s = store();
-    let cases: [&[&str]; 6] = [
+    let long = "j".repeat(201);
+    let cases: [&[&str]; 8] = [
+        &["exec", "--job", "", "--schedule", "0 3 * * *", "--", "true"],
+        &["exec", "--job", &long, "--schedule", "0 3 * * *", "--", "true"],
         &["exec", "--job", "j", "--schedule", "0 0 30 2 *", "--", "true"],
         &[
             "exec",

@@ -4,8 +4,9 @@
 -- released or has expired on this server's clock, the reason following from the old row. The
 -- token is drawn from the sequence inside SET, that is after the row is locked, so it is greater
 -- than the token of every acquisition committed before. Each grant is recorded in the
--- leader-change history by the same statement. A refused caller marks the row as contended for
--- its TTL, so that the holder's release notifies it (a waiter asks again within its TTL).
+-- leader-change history by the same statement. A refused caller marks the row as contended
+-- until the lease's expiry plus the caller's TTL, so that the holder's release notifies it (a
+-- waiter asks again by the expiry at the latest).
 -- Answers one row: the granted lease (granted = TRUE), or the current row as of this
 -- statement's snapshot (granted = FALSE), which can be stale or missing when a concurrent
 -- acquisition committed meanwhile; the caller then reads the row again.
@@ -38,7 +39,7 @@ granted AS (
 ),
 contended AS (
     UPDATE baton_leases AS c
-    SET contended_until = GREATEST(c.contended_until, clock.now_ms + $3::BIGINT)
+    SET contended_until = GREATEST(c.contended_until, GREATEST(c.expires_at, clock.now_ms) + $3::BIGINT)
     FROM clock
     WHERE c.name = $1::TEXT AND NOT EXISTS (SELECT 1 FROM granted)
 ),

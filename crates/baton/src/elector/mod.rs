@@ -17,6 +17,7 @@ mod wakeups;
 mod watchdog;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use baton_core::{
     AcquireOutcome, AcquireParams, Error, ErrorKind, HolderId, Lease, LeaseName, LeaseStore, Result,
@@ -118,16 +119,19 @@ impl Elector {
         }
     }
 
-    /// Waits until the lease is acquired: retries every retry period (with jitter) and wakes at
-    /// once when the store reports the lease released. Transient store errors are logged and
-    /// retried; invalid input and schema errors are returned.
+    /// Waits until the lease is acquired, waking at once when the store reports the lease
+    /// released. Without a release it asks again when the holder's lease expires on the
+    /// store's clock (spread by the jitter), or every retry period on a store that cannot
+    /// notify. Transient store errors are logged and retried after a retry period; invalid
+    /// input and schema errors are returned.
     pub async fn acquire(&self, name: &LeaseName) -> Result<LeaderGuard> {
         wakeups::ensure_listening(&self.shared);
         let mut released = self.shared.released.subscribe();
         loop {
+            let mut wait = self.shared.config.jittered_retry();
             match self.try_acquire(name).await {
                 Ok(Acquisition::Acquired(guard)) => return Ok(guard),
-                Ok(Acquisition::Held(_)) => {}
+                Ok(Acquisition::Held(lease)) => wait = self.until_expiry(&lease).await,
                 Err(err)
                     if matches!(
                         err.kind(),
@@ -140,9 +144,28 @@ impl Elector {
             }
             tokio::select! {
                 () = self.shared.shutdown.cancelled() => return Err(shut_down()),
-                () = tokio::time::sleep(self.shared.config.jittered_retry()) => {}
+                () = tokio::time::sleep(wait) => {}
                 () = wakeups::released(&mut released, name) => {}
             }
+        }
+    }
+
+    /// How long a refused contender waits when no release wakes it: until the holder's lease
+    /// expires on the store's clock, plus a random spread of up to `jitter × retry period`, so
+    /// that a crashed holder is replaced within its TTL and a live one is asked about once per
+    /// TTL rather than every retry period. The retry period when the store cannot notify of
+    /// releases or its clock cannot be read.
+    async fn until_expiry(&self, lease: &Lease) -> Duration {
+        let config = &self.shared.config;
+        if !self.shared.store.capabilities().change_notification {
+            return config.jittered_retry();
+        }
+        match self.bounded(self.shared.store.now()).await {
+            Ok(now) => {
+                let spread = config.retry_period.mul_f64(config.jitter * fastrand::f64());
+                lease.expires_at.saturating_since(now) + spread
+            }
+            Err(_) => config.jittered_retry(),
         }
     }
 

@@ -20,7 +20,9 @@ pub struct SchedulerConfig {
     /// How often running executions are heartbeated (all of them in one call).
     pub heartbeat_interval: Duration,
     /// A running execution whose heartbeat is older than this (store clock) is abandoned by
-    /// the leader and retried as its policy allows.
+    /// the leader and retried as its policy allows. Its worker stops the handler sooner: when
+    /// no heartbeat was confirmed for 6/10 of this (monotonic clock, from the send time of the
+    /// last confirmed call), so that it stops before anyone else can start.
     pub abandon_after: Duration,
     /// How often a worker looks for due work when no notification woke it.
     pub poll_interval: Duration,

@@ -26,6 +26,9 @@ struct Running {
     token: FencingToken,
     cancel: CancellationToken,
     reason: Option<StopReason>,
+    /// When the last call that the store confirmed for this execution (its claim, then each
+    /// heartbeat) was sent.
+    confirmed: Instant,
 }
 
 /// The state the worker's tasks share.
@@ -132,6 +135,7 @@ impl Worker {
             limit: u32::try_from(free).unwrap_or(u32::MAX),
             jobs: self.jobs.keys().cloned().collect(),
         };
+        let sent = Instant::now();
         let claimed = self.store.claim(params).await?;
         for settled in &claimed.settled {
             tracing::info!(job = %settled.job, execution = settled.id, status = %settled.status,
@@ -139,12 +143,12 @@ impl Worker {
         }
         let filled = claimed.running.len() == free;
         for execution in claimed.running {
-            self.start(execution);
+            self.start(execution, sent);
         }
         Ok(filled)
     }
 
-    fn start(self: &Arc<Self>, execution: Execution) {
+    fn start(self: &Arc<Self>, execution: Execution, claimed: Instant) {
         let Some(token) = execution.token else {
             tracing::error!(execution = execution.id, "claimed execution has no token");
             return;
@@ -154,8 +158,10 @@ impl Worker {
             return;
         };
         let cancel = CancellationToken::new();
-        self.running()
-            .insert(execution.id, Running { token, cancel: cancel.clone(), reason: None });
+        self.running().insert(
+            execution.id,
+            Running { token, cancel: cancel.clone(), reason: None, confirmed: claimed },
+        );
         let worker = self.clone();
         self.handlers.spawn(async move {
             worker.execute(execution, token, cancel).await;
@@ -164,41 +170,42 @@ impl Worker {
         });
     }
 
-    /// Runs one execution to its end and records the outcome.
+    /// Runs one execution to its end and records the outcome. A handler told to stop (timeout,
+    /// cancellation, lost execution, shutdown) sees its context cancelled and gets a short
+    /// grace to return before it is dropped.
     async fn execute(&self, execution: Execution, token: FencingToken, cancel: CancellationToken) {
         let Some(job) = self.jobs.get(&execution.job) else { return };
         let timeout = job.definition.policy.timeout;
         let ctx = JobContext::new(&execution, token, timeout, cancel.clone());
-        let handler = job.handler.run(ctx);
+        let mut handler = job.handler.run(ctx);
+        let grace = self.config.abandon_after / 5;
+        let stopped = |handler| async move {
+            let _ = tokio::time::timeout(grace, handler).await;
+        };
         let deadline = async {
             match timeout {
                 Some(timeout) => sleep(timeout).await,
                 None => std::future::pending().await,
             }
         };
+        // A handler that has returned is judged by what it returned, whatever else happened.
         let (status, detail) = tokio::select! {
-            outcome = handler => match outcome {
+            biased;
+            outcome = &mut handler => match outcome {
                 Ok(()) => (ExecutionStatus::Succeeded, None),
                 Err(message) => (ExecutionStatus::Failed, Some(message)),
             },
             () = deadline => {
                 cancel.cancel();
+                stopped(&mut handler).await;
                 let waited = timeout.unwrap_or_default();
                 (ExecutionStatus::TimedOut, Some(format!("timed out after {waited:?}")))
             }
-            () = cancel.cancelled() => match self.stop_reason(execution.id) {
-                Some(StopReason::Lost) => {
-                    self.running().remove(&execution.id);
-                    tracing::warn!(job = %execution.job, execution = execution.id,
-                        "execution lost: stopped its handler");
-                    return;
-                }
-                Some(StopReason::ShuttingDown) => {
-                    let why = format!("node {} shut down before the handler finished", self.node);
-                    (ExecutionStatus::Failed, Some(why))
-                }
-                _ => (ExecutionStatus::Cancelled, Some("cancelled on request".to_string())),
-            },
+            () = cancel.cancelled() => {
+                stopped(&mut handler).await;
+                let Some(outcome) = self.stop_outcome(&execution) else { return };
+                outcome
+            }
         };
         self.running().remove(&execution.id);
         let params = CompleteParams { id: execution.id, token, status, detail };
@@ -207,13 +214,34 @@ impl Worker {
         }
     }
 
+    /// How an execution told to stop ended: `None` when it was lost (the store no longer
+    /// runs it under this token, so there is nothing to record).
+    fn stop_outcome(&self, execution: &Execution) -> Option<(ExecutionStatus, Option<String>)> {
+        match self.stop_reason(execution.id) {
+            Some(StopReason::Lost) => {
+                self.running().remove(&execution.id);
+                tracing::warn!(job = %execution.job, execution = execution.id,
+                    "execution lost: stopped its handler");
+                None
+            }
+            Some(StopReason::ShuttingDown) => {
+                let why = format!("node {} shut down before the handler finished", self.node);
+                Some((ExecutionStatus::Failed, Some(why)))
+            }
+            _ => Some((ExecutionStatus::Cancelled, Some("cancelled on request".to_string()))),
+        }
+    }
+
     /// Why a running execution was told to stop, if it was. The lock is released on return.
     fn stop_reason(&self, id: i64) -> Option<StopReason> {
         self.running().get(&id).and_then(|running| running.reason)
     }
 
-    /// Heartbeats the running executions every interval until `stop` fires.
+    /// Heartbeats the running executions every interval until `stop` fires, and stops any
+    /// execution whose last confirmed heartbeat is older than the local deadline: it stops
+    /// before the leader can abandon it and start a retry elsewhere (I3).
     pub(crate) async fn heartbeat_loop(self: Arc<Self>, stop: CancellationToken) {
+        let deadline = self.config.abandon_after.mul_f64(0.6);
         loop {
             tokio::select! {
                 () = stop.cancelled() => return,
@@ -221,16 +249,38 @@ impl Worker {
             }
             let executions: Vec<(i64, FencingToken)> =
                 self.running().iter().map(|(id, running)| (*id, running.token)).collect();
-            if executions.is_empty() {
-                continue;
-            }
-            let params = HeartbeatParams { node: self.node.clone(), executions };
-            match self.store.heartbeat(params).await {
-                Ok(outcome) => {
-                    self.stop(&outcome.lost, StopReason::Lost);
-                    self.stop(&outcome.cancel, StopReason::Cancelled);
+            if !executions.is_empty() {
+                let sent = Instant::now();
+                let params = HeartbeatParams { node: self.node.clone(), executions };
+                match self.store.heartbeat(params).await {
+                    Ok(outcome) => {
+                        self.confirm(sent, &outcome.lost);
+                        self.stop(&outcome.lost, StopReason::Lost);
+                        self.stop(&outcome.cancel, StopReason::Cancelled);
+                    }
+                    Err(err) => tracing::warn!(%err, "heartbeat failed"),
                 }
-                Err(err) => tracing::warn!(%err, "heartbeat failed"),
+            }
+            let overdue: Vec<i64> = self
+                .running()
+                .iter()
+                .filter(|(_, running)| running.confirmed.elapsed() > deadline)
+                .map(|(id, _)| *id)
+                .collect();
+            if !overdue.is_empty() {
+                tracing::warn!(executions = ?overdue, ?deadline,
+                    "no heartbeat confirmed within the deadline: stopping before a retry can start elsewhere");
+                self.stop(&overdue, StopReason::Lost);
+            }
+        }
+    }
+
+    /// Records that the store confirmed, for a call sent at `sent`, every running execution
+    /// but the `lost` ones.
+    fn confirm(&self, sent: Instant, lost: &[i64]) {
+        for (id, running) in self.running().iter_mut() {
+            if !lost.contains(id) {
+                running.confirmed = running.confirmed.max(sent);
             }
         }
     }
