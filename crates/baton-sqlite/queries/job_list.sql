@@ -3,6 +3,6 @@ SELECT id, name, schedule_kind, schedule_expr, schedule_zone, overlap, misfire, 
        retry_max_attempts, retry_initial_ms, retry_max_ms, keep_succeeded, keep_failed, max_age_ms,
        paused, skip_through, created_at, updated_at
 FROM baton_jobs
-WHERE id > ?1
+WHERE id > ?1 AND updated_at >= ?3
 ORDER BY id
 LIMIT ?2

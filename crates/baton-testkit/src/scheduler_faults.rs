@@ -247,7 +247,7 @@ impl Cluster {
 
     async fn audit(&self, executions: &[Execution]) -> String {
         let mut jobs: Vec<Job> = Vec::new();
-        let mut params = JobListParams { after: None, limit: 1000 };
+        let mut params = JobListParams { limit: 1000, ..JobListParams::default() };
         loop {
             let page = self.jobs.job_list(params.clone()).await.expect("listing jobs");
             jobs.extend(page.items);

@@ -67,7 +67,7 @@ fn instant(text: &str, now: StoreTime) -> anyhow::Result<StoreTime> {
 
 async fn all_jobs(store: &dyn JobStore) -> anyhow::Result<Vec<Job>> {
     let mut jobs = Vec::new();
-    let mut params = JobListParams { after: None, limit: 1000 };
+    let mut params = JobListParams { limit: 1000, ..JobListParams::default() };
     loop {
         let page = store.job_list(params.clone()).await?;
         jobs.extend(page.items);

@@ -16,6 +16,7 @@ pub async fn run(command: JobsCommand) -> anyhow::Result<()> {
             let params = JobListParams {
                 after: args.after.as_deref().map(Cursor::parse).transpose()?,
                 limit: check_page_size(args.limit)?,
+                ..JobListParams::default()
             };
             let store = connect(&args.backend).await?.jobs();
             let page = store.job_list(params).await?;

@@ -18,11 +18,14 @@ pub struct JobListParams {
     pub after: Option<Cursor>,
     /// Items per page (1 to 1000).
     pub limit: u32,
+    /// Only jobs registered, changed or controlled at or after this instant (store clock), so
+    /// that a scheduler leader rereads what changed rather than every job.
+    pub updated_since: Option<StoreTime>,
 }
 
 impl Default for JobListParams {
     fn default() -> Self {
-        JobListParams { after: None, limit: 100 }
+        JobListParams { after: None, limit: 100, updated_since: None }
     }
 }
 

@@ -15,7 +15,9 @@ impl Records {
     pub(super) fn job_list(&self, params: JobListParams) -> Result<Page<Job>> {
         let limit = check_page_size(params.limit)?;
         let after = params.after.map_or(i64::MIN, Cursor::last_id);
-        Ok(page(self.jobs().iter().filter(|job| job.id > after), limit, |job| job.id))
+        let since = params.updated_since.unwrap_or(StoreTime::from_millis(i64::MIN));
+        let matching = self.jobs().iter().filter(|job| job.id > after && job.updated_at >= since);
+        Ok(page(matching, limit, |job| job.id))
     }
 
     /// One page of executions by id, filtered.

@@ -59,9 +59,13 @@ impl PostgresJobStore {
         let after = params.after.map_or(0, Cursor::last_id);
         let rows = self
             .connections
-            .fetch_all(sqlx::query(JOB_LIST).bind(after).bind(i64::from(limit) + 1), || {
-                "listing jobs".to_string()
-            })
+            .fetch_all(
+                sqlx::query(JOB_LIST)
+                    .bind(after)
+                    .bind(i64::from(limit) + 1)
+                    .bind(params.updated_since.map_or(i64::MIN, StoreTime::as_millis)),
+                || "listing jobs".to_string(),
+            )
             .await?;
         let jobs = rows.iter().map(row::job).collect::<Result<Vec<_>>>()?;
         Ok(page(jobs, limit, |job| job.id))

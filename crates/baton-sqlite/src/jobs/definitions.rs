@@ -48,6 +48,7 @@ pub(super) async fn list(read: &SqlitePool, params: JobListParams) -> Result<Pag
     let rows: Vec<JobRow> = sqlx::query_as(include_str!("../../queries/job_list.sql"))
         .bind(params.after.map_or(0, Cursor::last_id))
         .bind(i64::from(limit) + 1)
+        .bind(params.updated_since.map_or(i64::MIN, StoreTime::as_millis))
         .fetch_all(read)
         .await
         .map_err(|err| from_sqlx("listing jobs", err))?;

@@ -18,6 +18,8 @@ use crate::LeaderHandle;
 
 /// The most fires one `record_fires` call carries.
 const BATCH: usize = 1000;
+/// How far before the last listing of jobs the next one starts.
+const RELIST_MARGIN_MS: i64 = 5_000;
 /// How long the leader waits before retrying a store call that failed.
 const RETRY: Duration = Duration::from_millis(200);
 
@@ -34,6 +36,7 @@ pub(crate) async fn run_term(
         last: HashMap::new(),
         due: BTreeSet::new(),
         dirty: HashSet::new(),
+        listed_at: None,
     };
     tokio::select! {
         () = term.cancelled() => {}
@@ -53,6 +56,8 @@ struct Leader {
     due: BTreeSet<(StoreTime, JobName)>,
     /// Jobs that fired since their executions were last pruned.
     dirty: HashSet<JobName>,
+    /// The store time of the last listing of jobs; the next lists only what changed since.
+    listed_at: Option<StoreTime>,
 }
 
 impl Leader {
@@ -101,21 +106,28 @@ impl Leader {
         }
     }
 
-    /// Reads the jobs and where each stopped, and records what was due meanwhile.
+    /// Reads every job and where each stopped, and records what was due meanwhile.
     async fn start(&mut self, term: &LeaderHandle) -> Result<StoreClock> {
         self.jobs.clear();
-        self.last.clear();
         self.due.clear();
+        self.listed_at = None;
         let clock = StoreClock::read(&*self.store).await?;
+        self.last = self.store.job_last_fires().await?.into_iter().collect();
         self.reload(term, &clock).await?;
         Ok(clock)
     }
 
-    /// Rereads the registered jobs and plans any job that is new or changed.
+    /// Rereads the jobs registered or changed since the last listing (every job at the start
+    /// of a term) and plans those that are new or changed, so that an idle leader reads one
+    /// short page per reload however many jobs there are.
     async fn reload(&mut self, term: &LeaderHandle, clock: &StoreClock) -> Result<()> {
-        let jobs = self.list_jobs().await?;
-        let last: HashMap<JobName, StoreTime> =
-            self.store.job_last_fires().await?.into_iter().collect();
+        // From a little before the last listing, so that a change stamped just before it but
+        // committed just after it is not missed.
+        let since =
+            self.listed_at.map(|at| StoreTime::from_millis(at.as_millis() - RELIST_MARGIN_MS));
+        let listed_at = clock.now();
+        let jobs = self.list_jobs(since).await?;
+        self.listed_at = Some(listed_at);
         let changed: Vec<JobName> = jobs
             .iter()
             .filter(|job| self.jobs.get(job.name()) != Some(job))
@@ -125,18 +137,14 @@ impl Leader {
             self.jobs.insert(job.name().clone(), job);
         }
         for name in &changed {
-            if let Some(at) = last.get(name) {
-                let known = self.last.entry(name.clone()).or_insert(*at);
-                *known = (*known).max(*at);
-            }
             self.due.retain(|(_, job)| job != name);
         }
         self.plan(term, &changed, clock.now()).await
     }
 
-    async fn list_jobs(&self) -> Result<Vec<Job>> {
+    async fn list_jobs(&self, updated_since: Option<StoreTime>) -> Result<Vec<Job>> {
         let mut jobs = Vec::new();
-        let mut params = JobListParams { after: None, limit: 1000 };
+        let mut params = JobListParams { limit: 1000, updated_since, ..JobListParams::default() };
         loop {
             let page = self.store.job_list(params.clone()).await?;
             jobs.extend(page.items);

@@ -138,7 +138,10 @@ pub async fn job_list_pages_by_id(h: &dyn JobHarness) {
     let mut seen = Vec::new();
     let mut after = None;
     loop {
-        let page = store.job_list(JobListParams { after, limit: 2 }).await.expect("job_list");
+        let page = store
+            .job_list(JobListParams { after, limit: 2, ..JobListParams::default() })
+            .await
+            .expect("job_list");
         assert!(page.items.len() <= 2);
         seen.extend(page.items);
         match page.next {
@@ -149,6 +152,31 @@ pub async fn job_list_pages_by_id(h: &dyn JobHarness) {
     assert!(seen.windows(2).all(|w| w[0].id < w[1].id), "ascending ids");
     let names: Vec<&JobName> = seen.iter().map(Job::name).filter(|n| mine.contains(n)).collect();
     assert_eq!(names, mine.iter().collect::<Vec<_>>(), "every job once, in registration order");
+}
+
+/// Listing with `updated_since` answers the jobs registered, changed or controlled at or after
+/// that instant, and not the others.
+pub async fn job_list_answers_what_changed_since(h: &dyn JobHarness) {
+    let store = h.store().await;
+    let quiet = register(&*store, "quiet", allow()).await;
+    let paused = register(&*store, "paused", allow()).await;
+    let before = store.job_get(&paused).await.expect("get").expect("registered").updated_at;
+    wait_past(&*store, before).await;
+    let since = store.now().await.expect("now");
+    store.job_set_paused(&paused, true).await.expect("pause");
+    let fresh = register(&*store, "fresh", allow()).await;
+    let params = JobListParams { limit: 1000, updated_since: Some(since), ..Default::default() };
+    let listed: Vec<JobName> = store
+        .job_list(params)
+        .await
+        .expect("job_list")
+        .items
+        .iter()
+        .map(|j| j.name().clone())
+        .collect();
+    assert!(listed.contains(&paused), "a job paused since: {listed:?}");
+    assert!(listed.contains(&fresh), "a job registered since: {listed:?}");
+    assert!(!listed.contains(&quiet), "a job unchanged since: {listed:?}");
 }
 
 fn prune_params(job: &JobName, retention: Retention, batch: u32) -> PruneParams {
@@ -262,7 +290,7 @@ pub async fn bad_input_changes_nothing(h: &dyn JobHarness) {
     for limit in [0, 1001] {
         let params = ExecutionListParams { limit, ..Default::default() };
         assert_kind(store.execution_list(params).await, ErrorKind::InvalidInput, "page size");
-        let params = JobListParams { after: None, limit };
+        let params = JobListParams { limit, ..JobListParams::default() };
         assert_kind(store.job_list(params).await, ErrorKind::InvalidInput, "page size");
         let params = claim_params(&node, &job, limit);
         assert_kind(store.claim(params).await, ErrorKind::InvalidInput, "claim limit");

@@ -62,6 +62,7 @@ macro_rules! job_conformance {
             job_last_fires_reports_where_each_job_stopped,
             execution_list_pages_and_filters,
             job_list_pages_by_id,
+            job_list_answers_what_changed_since,
             prune_keeps_by_retention_and_never_the_last_record,
             prune_deletes_by_age,
             due_executions_wake_workers,
