@@ -122,7 +122,7 @@ pub(crate) fn progress(line: &str) {
 }
 
 /// A section of the report on stdout, flushed at once.
-fn emit(section: &str) {
+pub(crate) fn emit(section: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{section}");
     let _ = stdout.flush();

@@ -8,25 +8,49 @@
 //! "n/a".
 
 mod accounting;
+mod args;
+mod bench_jobs;
+mod cleanup;
 mod client;
 mod commits;
+mod completions;
 mod crash;
+mod cron;
+mod cron_report;
+mod exec_record;
+mod executions;
+mod executions_report;
 mod floor;
 mod handover;
 mod idle;
+mod idle_nodes;
+mod idle_report;
 mod lease;
 mod lease_ops;
 mod lease_report;
+mod machine;
+mod node;
+mod node_exec;
+mod node_scheduled;
+mod nodes;
 mod probe;
+mod records;
 mod report;
 mod statements;
+mod store_clock;
+mod tally;
+mod tally_jobs;
+mod tally_leases;
+mod tally_report;
 mod target;
 mod timed;
+mod wire;
 
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
+pub use args::{CronBenchArgs, ExecutionsBenchArgs, IdleBenchArgs, NodeArgs, NodeRole};
 pub use statements::statement_counter_layer;
 
 /// Arguments of `baton bench`.
@@ -43,6 +67,16 @@ pub struct BenchArgs {
 pub enum Scenario {
     /// Lease operations, graceful handover and crash failover, against the floor.
     Lease(LeaseBenchArgs),
+    /// Node processes running jobs that fire every second: duplicates, missed fires, fire lag,
+    /// and what scheduling costs per fire.
+    Cron(CronBenchArgs),
+    /// Executions recorded up front, drained by worker processes, against the floor.
+    Executions(ExecutionsBenchArgs),
+    /// Idle scheduler node processes with few and many jobs: statements per second per node.
+    Idle(IdleBenchArgs),
+    /// One node process of a multi-process scenario (started by the scenario itself).
+    #[command(hide = true)]
+    Node(NodeArgs),
 }
 
 /// Arguments of `baton bench lease`.
@@ -68,7 +102,7 @@ pub struct LeaseBenchArgs {
     pub idle_leases: u32,
 }
 
-fn duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn duration(text: &str) -> Result<Duration, String> {
     match baton::core::time::parse_duration(text) {
         Ok(value) if value.is_zero() => Err("the duration must be positive".to_string()),
         Ok(value) => Ok(value),
@@ -80,5 +114,9 @@ fn duration(text: &str) -> Result<Duration, String> {
 pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.scenario {
         Scenario::Lease(args) => lease::run(args).await,
+        Scenario::Cron(args) => cron::run(args).await,
+        Scenario::Executions(args) => executions::run(args).await,
+        Scenario::Idle(args) => idle_nodes::run(args).await,
+        Scenario::Node(args) => node::run(args).await,
     }
 }

@@ -13,6 +13,9 @@
 //! before handing out a connection is a protocol-level ping, not a statement. Opening a SQLite
 //! connection runs its PRAGMAs as one counted statement, so every measured window starts after
 //! its clients have connected.
+//!
+//! Each statement is also attributed to the store call it ran in, when a `tally` wrapper made
+//! that call (see the `tally` module).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,6 +25,8 @@ use tracing::{Event, Subscriber};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
+
+use crate::tally;
 
 /// The target of the events sqlx emits for each statement.
 const SQLX_QUERY_TARGET: &str = "sqlx::query";
@@ -38,15 +43,31 @@ pub fn statement_counter_layer<S>() -> impl Layer<S> + Send + Sync + 'static
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
-    let filter = Targets::new().with_target(SQLX_QUERY_TARGET, LevelFilter::TRACE);
+    let filter = Targets::new()
+        .with_target(SQLX_QUERY_TARGET, LevelFilter::TRACE)
+        .with_target(tally::TARGET, LevelFilter::TRACE);
     StatementCounter.with_filter(filter)
 }
 
 struct StatementCounter;
 
-impl<S: Subscriber> Layer<S> for StatementCounter {
-    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+impl<S> Layer<S> for StatementCounter
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        if !event.metadata().target().starts_with(SQLX_QUERY_TARGET) {
+            return;
+        }
         STATEMENTS.fetch_add(1, Ordering::Relaxed);
+        // The store call the statement belongs to: the outermost tallied span around it.
+        let call = ctx.event_scope(event).and_then(|scope| {
+            scope
+                .from_root()
+                .find(|span| span.metadata().target() == tally::TARGET)
+                .map(|span| span.name())
+        });
+        tally::note_statement(call);
         if RECORDING.load(Ordering::Relaxed) {
             let mut summary = Summary::default();
             event.record(&mut summary);

@@ -72,14 +72,14 @@ impl Worker {
             if stop.is_cancelled() {
                 return;
             }
-            let full = match self.claim_once().await {
-                Ok(full) => full,
+            let took = match self.claim_once().await {
+                Ok(took) => took,
                 Err(err) => {
                     tracing::warn!(%err, "claiming executions failed, retrying");
                     false
                 }
             };
-            if full {
+            if took && self.slots.available_permits() > 0 {
                 continue;
             }
             let wake = self.next_wake().await;
@@ -124,7 +124,8 @@ impl Worker {
         (Instant::now() + next.saturating_since(now)).min(poll)
     }
 
-    /// One claim for the free slots; answers whether every slot asked for was filled.
+    /// One claim for the free slots; answers whether it took anything, in which case more may
+    /// be due at once.
     async fn claim_once(self: &Arc<Self>) -> baton_core::Result<bool> {
         let free = self.slots.available_permits().min(self.config.claim_batch as usize);
         if free == 0 {
@@ -141,11 +142,11 @@ impl Worker {
             tracing::info!(job = %settled.job, execution = settled.id, status = %settled.status,
                 detail = settled.detail.as_deref().unwrap_or(""), "execution settled without running");
         }
-        let filled = claimed.running.len() == free;
+        let took = !claimed.running.is_empty() || !claimed.settled.is_empty();
         for execution in claimed.running {
             self.start(execution, sent);
         }
-        Ok(filled)
+        Ok(took)
     }
 
     fn start(self: &Arc<Self>, execution: Execution, claimed: Instant) {
