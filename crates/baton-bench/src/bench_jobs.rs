@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use baton::StoreTime;
-use baton::core::job::JobListParams;
+use baton::core::job::all_jobs;
 use baton::core::schedule::{JobPolicy, OverlapPolicy, Retention};
 use baton::core::{Job, JobStore};
 use baton::scheduler::{Handler, Job as SchedulerJob};
@@ -80,23 +80,9 @@ pub(crate) async fn nothing(_ctx: baton::scheduler::JobContext) -> Result<(), st
 
 /// Every registered job whose name starts with `prefix`.
 pub(crate) async fn registered(store: &dyn JobStore, prefix: &str) -> baton::Result<Vec<Job>> {
-    Ok(all_jobs(store)
+    Ok(all_jobs(store, None)
         .await?
         .into_iter()
         .filter(|job| job.name().as_str().starts_with(prefix))
         .collect())
-}
-
-/// Every registered job.
-pub(crate) async fn all_jobs(store: &dyn JobStore) -> baton::Result<Vec<Job>> {
-    let mut jobs = Vec::new();
-    let mut params = JobListParams { limit: 1000, ..JobListParams::default() };
-    loop {
-        let page = store.job_list(params.clone()).await?;
-        jobs.extend(page.items);
-        match page.next {
-            Some(next) => params.after = Some(next),
-            None => return Ok(jobs),
-        }
-    }
 }

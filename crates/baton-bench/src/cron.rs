@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use baton::StoreTime;
-use baton::core::job::{AuditReport, audit};
+use baton::core::job::{
+    AuditReport, ExecutionListParams, all_executions, all_jobs, audit, executions_for_audit,
+};
 use baton::core::{Execution, JobStore, Trigger};
 use tokio::time::sleep_until;
 
@@ -22,7 +24,6 @@ use crate::commits::CommitCounter;
 use crate::cron_report;
 use crate::lease::{emit, progress};
 use crate::nodes::{Fleet, NodeReport};
-use crate::records::{self, Filter};
 use crate::statements::SelfCheck;
 use crate::store_clock::StoreClock;
 use crate::target::Target;
@@ -83,7 +84,7 @@ pub(crate) async fn run(args: CronBenchArgs) -> anyhow::Result<()> {
     let target = Target::from_url(url).await?;
     let store = backend.jobs();
     let run = format!("{:08x}", fastrand::u32(..));
-    let others = bench_jobs::all_jobs(&*store).await?.len();
+    let others = all_jobs(&*store, None).await?.len();
     emit(&cron_report::header(&target, url, &args, &run, others));
     let names: Vec<String> = (0..args.jobs).map(|i| bench_jobs::cron_name(&run, i)).collect();
     let outcome = tokio::select! {
@@ -143,11 +144,12 @@ async fn measure(args: &CronBenchArgs, target: &Target, run: &str) -> anyhow::Re
 
     progress("auditing the record");
     let jobs = bench_jobs::registered(&*store, &prefix).await?;
-    let executions = records::for_audit(&*store, since, until).await?;
+    let executions = executions_for_audit(&*store, None, since, until).await?;
     let report = audit(&jobs, &executions, since, until, LATE_AFTER);
     let fires = join(&nodes, &executions, since, until);
-    let after_mark = Filter { since: Some(before(mark_time, 2000)), ..Filter::default() };
-    let recorded = records::read(&*store, after_mark)
+    let after_mark =
+        ExecutionListParams { since: Some(before(mark_time, 2000)), ..Default::default() };
+    let recorded = all_executions(&*store, after_mark)
         .await?
         .iter()
         .filter(|e| e.job.as_str().starts_with(&prefix) && e.created_at >= mark_time)

@@ -5,12 +5,11 @@
 use std::collections::HashSet;
 
 use baton::StoreTime;
-use baton::core::job::{NewFire, RecordFiresParams};
+use baton::core::job::{ExecutionListParams, NewFire, RecordFiresParams, all_executions};
 use baton::core::schedule::JobName;
 use baton::core::{ExecutionStatus, JobStore};
 
 use crate::bench_jobs;
-use crate::records::{self, Filter};
 
 /// Fires recorded by one call.
 const RECORD_BATCH: u32 = 1000;
@@ -83,8 +82,8 @@ pub(crate) async fn verify(store: &dyn JobStore, jobs: &[JobName]) -> anyhow::Re
     let mut verified = Verified::default();
     let mut tokens = HashSet::new();
     for job in jobs {
-        let filter = Filter { job: Some(job.clone()), ..Filter::default() };
-        for execution in records::read(store, filter).await? {
+        let filter = ExecutionListParams { job: Some(job.clone()), ..Default::default() };
+        for execution in all_executions(store, filter).await? {
             verified.records += 1;
             verified.retries += u64::from(execution.attempt > 1);
             if execution.status != ExecutionStatus::Succeeded {

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use baton::core::job::all_jobs;
 use baton::{LeaseName, StoreTime};
 
 use crate::IdleBenchArgs;
@@ -59,7 +60,7 @@ pub(crate) async fn run(args: IdleBenchArgs) -> anyhow::Result<()> {
     let target = Target::from_url(url).await?;
     let store = backend.jobs();
     let run = format!("{:08x}", fastrand::u32(..));
-    let others = bench_jobs::all_jobs(&*store).await?.len();
+    let others = all_jobs(&*store, None).await?.len();
     emit(&idle_report::header(&target, url, &args, &run, others));
     let check = crate::floor::counter_self_check(&target).await?;
     let expression = yearly(store.now().await?);

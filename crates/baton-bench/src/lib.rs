@@ -34,7 +34,6 @@ mod node_exec;
 mod node_scheduled;
 mod nodes;
 mod probe;
-mod records;
 mod report;
 mod statements;
 mod store_clock;

@@ -25,6 +25,8 @@ const NODE_LOG: &str = "BATON_BENCH_NODE_LOG";
 
 /// Lines of each node's stderr passed on; the rest are counted.
 const STDERR_SHOWN: usize = 10;
+/// Characters of a node's stderr line passed on (a slow-statement warning carries the SQL).
+const LINE_SHOWN: usize = 300;
 
 /// What a node said, or that it ended.
 #[derive(Debug)]
@@ -227,14 +229,15 @@ fn spawn_one(
         while let Ok(Some(line)) = lines.next_line().await {
             count += 1;
             if count <= STDERR_SHOWN {
-                eprintln!("bench:   node {index}: {line}");
+                eprintln!("bench:   node {index}: {}", shortened(&line));
             }
             last = line;
         }
         if count > STDERR_SHOWN {
             eprintln!(
-                "bench:   node {index}: {} more lines on stderr not shown; the last: {last}",
-                count - STDERR_SHOWN
+                "bench:   node {index}: {} more lines on stderr not shown; the last: {}",
+                count - STDERR_SHOWN,
+                shortened(&last)
             );
         }
         last
@@ -254,4 +257,12 @@ fn spawn_one(
         let _ = sender.send((index, Event::Ended(last)));
     });
     Ok(NodeProcess { child, stdin, group })
+}
+
+/// `line`, cut to [`LINE_SHOWN`] characters.
+fn shortened(line: &str) -> String {
+    match line.char_indices().nth(LINE_SHOWN) {
+        Some((cut, _)) => format!("{} …", &line[..cut]),
+        None => line.to_string(),
+    }
 }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton::core::job::{ExecutionListParams, JobListParams, audit};
+use baton::core::job::{ExecutionListParams, all_executions, all_jobs, audit};
 use baton::core::{Execution, ExecutionStatus, Job, JobStore, Trigger};
 use baton::{ChangeReason, HistoryParams, Lease, LeaseName, LeaseStore, StoreTime};
 
@@ -131,16 +131,9 @@ impl Cluster {
 
     /// Every execution on record, oldest first.
     pub async fn executions(&self) -> Vec<Execution> {
-        let mut params = ExecutionListParams { limit: 1000, ..ExecutionListParams::default() };
-        let mut all = Vec::new();
-        loop {
-            let page = self.jobs.execution_list(params.clone()).await.expect("listing executions");
-            all.extend(page.items);
-            match page.next {
-                Some(next) => params.after = Some(next),
-                None => return all,
-            }
-        }
+        all_executions(&*self.jobs, ExecutionListParams::default())
+            .await
+            .expect("listing executions")
     }
 
     /// Rereads the executions until `found` finds what it looks for; panics after `within`.
@@ -246,16 +239,7 @@ impl Cluster {
     }
 
     async fn audit(&self, executions: &[Execution]) -> String {
-        let mut jobs: Vec<Job> = Vec::new();
-        let mut params = JobListParams { limit: 1000, ..JobListParams::default() };
-        loop {
-            let page = self.jobs.job_list(params.clone()).await.expect("listing jobs");
-            jobs.extend(page.items);
-            match page.next {
-                Some(next) => params.after = Some(next),
-                None => break,
-            }
-        }
+        let jobs: Vec<Job> = all_jobs(&*self.jobs, None).await.expect("listing jobs");
         let fires = executions.iter().filter(|e| e.trigger == Trigger::Schedule);
         let since = fires.map(|e| e.scheduled_at).min().expect("fires on record");
         let last_tick = executions.iter().filter(|e| e.job.as_str() == TICK);

@@ -17,12 +17,14 @@
 mod audit;
 mod definition;
 mod execution;
+mod listing;
 pub mod rules;
 mod store;
 
 pub use audit::{AuditReport, Finding, audit};
 pub use definition::{Job, JobDefinition};
 pub use execution::{Execution, ExecutionStatus, FireKey, Trigger};
+pub use listing::{all_executions, all_jobs, executions_for_audit};
 pub use store::{
     ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,
     FiresRecorded, HeartbeatOutcome, HeartbeatParams, JobListParams, JobStore, MissedFires,

@@ -6,8 +6,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton_core::job::RescueParams;
-use baton_core::job::{JobListParams, MissedFires, NewFire, PruneParams, RecordFiresParams};
+use baton_core::job::{
+    MissedFires, NewFire, PruneParams, RecordFiresParams, RescueParams, all_jobs,
+};
 use baton_core::schedule::{JobName, plan_fires};
 use baton_core::{Job, JobStore, Result, StoreTime};
 use tokio::time::{Instant, sleep_until};
@@ -126,7 +127,7 @@ impl Leader {
         let since =
             self.listed_at.map(|at| StoreTime::from_millis(at.as_millis() - RELIST_MARGIN_MS));
         let listed_at = clock.now();
-        let jobs = self.list_jobs(since).await?;
+        let jobs = all_jobs(&*self.store, since).await?;
         self.listed_at = Some(listed_at);
         let changed: Vec<JobName> = jobs
             .iter()
@@ -140,19 +141,6 @@ impl Leader {
             self.due.retain(|(_, job)| job != name);
         }
         self.plan(term, &changed, clock.now()).await
-    }
-
-    async fn list_jobs(&self, updated_since: Option<StoreTime>) -> Result<Vec<Job>> {
-        let mut jobs = Vec::new();
-        let mut params = JobListParams { limit: 1000, updated_since, ..JobListParams::default() };
-        loop {
-            let page = self.store.job_list(params.clone()).await?;
-            jobs.extend(page.items);
-            match page.next {
-                Some(next) => params.after = Some(next),
-                None => return Ok(jobs),
-            }
-        }
     }
 
     /// Records the fires of the jobs whose next fire is `at`.

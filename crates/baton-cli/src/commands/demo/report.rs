@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use baton::core::ExecutionStatus;
-use baton::core::job::{ExecutionListParams, JobListParams, audit};
+use baton::core::job::{ExecutionListParams, all_executions, all_jobs, audit};
 use baton::{Backend, HistoryParams, LeaseName};
 use sqlx::SqliteConnection;
 
@@ -16,17 +16,8 @@ pub async fn verify(
     rejected: usize,
 ) -> anyhow::Result<bool> {
     let jobs = backend.jobs();
-    let all_jobs = jobs.job_list(JobListParams::default()).await?.items;
-    let mut executions = Vec::new();
-    let mut params = ExecutionListParams { limit: 1000, ..ExecutionListParams::default() };
-    loop {
-        let page = jobs.execution_list(params.clone()).await?;
-        executions.extend(page.items);
-        match page.next {
-            Some(next) => params.after = Some(next),
-            None => break,
-        }
-    }
+    let all_jobs = all_jobs(&*jobs, None).await?;
+    let executions = all_executions(&*jobs, ExecutionListParams::default()).await?;
     let (Some(first), Some(last)) = (
         executions.iter().map(|e| e.scheduled_at).min(),
         executions.iter().map(|e| e.scheduled_at).max(),
