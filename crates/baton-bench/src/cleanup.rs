@@ -11,12 +11,15 @@ use baton::core::schedule::{JobName, Schedule};
 use baton::core::{ExecutionStatus, JobStore};
 use baton::{HolderId, StoreTime};
 
+use crate::lease::progress;
+use crate::target::Target;
+
 /// Store calls in flight while retiring jobs.
 const RETIRING_TASKS: usize = 8;
 /// Executions one settling claim takes.
 const SETTLE_BATCH: u32 = 1000;
 /// How long a run spends settling what its nodes left.
-pub(crate) const SETTLE_LIMIT: Duration = Duration::from_secs(120);
+const SETTLE_LIMIT: Duration = Duration::from_secs(120);
 
 /// Re-registers the jobs named `names` with a schedule that never fires again, so that no later
 /// scheduler on this store plans them; their records stay.
@@ -38,6 +41,26 @@ pub(crate) async fn retire(store: Arc<dyn JobStore>, names: Vec<String>) -> anyh
     crate::timed::join_all(tasks).await.map(|_| ())
 }
 
+/// Settles what the nodes left waiting for the jobs named `names`, on PostgreSQL. On SQLite a
+/// claim that settles a backlog takes minutes (it reads the whole backlog in one transaction),
+/// so what is left stays there, which the progress line says.
+pub(crate) async fn settle_left(
+    store: &dyn JobStore,
+    target: &Target,
+    names: &[String],
+) -> anyhow::Result<()> {
+    if target.is_postgres() {
+        let settled = settle(store, names, SETTLE_LIMIT).await?;
+        progress(&settled.to_string());
+    } else {
+        progress(
+            "executions still waiting are left as they are on SQLite (settling them takes \
+             minutes); use a fresh file for the next run",
+        );
+    }
+    Ok(())
+}
+
 /// What [`settle`] did.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Settled {
@@ -49,7 +72,7 @@ pub(crate) struct Settled {
 
 /// Claims what is still due for the jobs named `names` and records it cancelled (a claim may
 /// settle some as skipped by the jobs' overlap policy), for at most `limit`.
-pub(crate) async fn settle(
+async fn settle(
     store: &dyn JobStore,
     names: &[String],
     limit: Duration,

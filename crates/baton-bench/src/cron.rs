@@ -91,12 +91,13 @@ pub(crate) async fn run(args: CronBenchArgs) -> anyhow::Result<()> {
         outcome = measure(&args, &target, &run) => outcome,
         _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!("interrupted; the nodes were stopped")),
     };
+    if let Ok(measured) = &outcome {
+        emit(&cron_report::render(measured, &args, &target));
+    }
     progress(&format!("retiring the {} jobs of the run (they never fire again)", names.len()));
     cleanup::retire(store.clone(), names.clone()).await?;
-    let settled = cleanup::settle(&*store, &names, cleanup::SETTLE_LIMIT).await?;
-    progress(&settled.to_string());
-    emit(&cron_report::render(&outcome?, &args, &target));
-    Ok(())
+    cleanup::settle_left(&*store, &target, &names).await?;
+    outcome.map(|_| ())
 }
 
 async fn measure(args: &CronBenchArgs, target: &Target, run: &str) -> anyhow::Result<CronRun> {

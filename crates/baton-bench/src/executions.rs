@@ -96,7 +96,7 @@ async fn all_modes(
     for role in roles {
         progress(&format!("floor on {CLIENTS} connections for {:?}", args.floor_duration));
         floor.absorb(floor::measure(target, CLIENTS, args.floor_duration, commits).await?);
-        modes.push(drain(args, run, role, commits).await?);
+        modes.push(drain(args, target, run, role, commits).await?);
     }
     progress(&format!("floor on {CLIENTS} connections for {:?}", args.floor_duration));
     floor.absorb(floor::measure(target, CLIENTS, args.floor_duration, commits).await?);
@@ -105,6 +105,7 @@ async fn all_modes(
 
 async fn drain(
     args: &ExecutionsBenchArgs,
+    target: &Target,
     run: &str,
     role: NodeRole,
     commits: &mut CommitCounter,
@@ -147,8 +148,7 @@ async fn drain(
     let verified = exec_record::verify(&*store, &jobs).await?;
     if !complete {
         let names: Vec<String> = jobs.iter().map(|job| job.to_string()).collect();
-        let settled = cleanup::settle(&*store, &names, cleanup::SETTLE_LIMIT).await?;
-        progress(&format!("{mode}: {settled}"));
+        cleanup::settle_left(&*store, target, &names).await?;
     }
     Ok(Drained {
         role,

@@ -189,7 +189,7 @@ fn record(run: &ExecRun) -> String {
     for drained in run.modes.iter().filter(|d| !d.complete) {
         out.push_str(&format!(
             "{}: the drain was stopped at --limit {}; the executions left were then settled as \
-             cancelled.\n",
+             cancelled (on PostgreSQL).\n",
             drained.role.exec_mode().unwrap_or("?"),
             report::duration(drained.drain)
         ));

@@ -72,6 +72,15 @@ impl Worker {
             if stop.is_cancelled() {
                 return;
             }
+            if self.slots.available_permits() == 0 {
+                // Every slot is busy: claim again once a handler finishes. Its notification is
+                // stored if it finished first, so none is lost.
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    () = self.finished.notified() => {}
+                }
+                continue;
+            }
             let took = match self.claim_once().await {
                 Ok(took) => took,
                 Err(err) => {
@@ -79,14 +88,14 @@ impl Worker {
                     false
                 }
             };
-            if took && self.slots.available_permits() > 0 {
+            if took {
+                // More may be due: claim again at once (or once a slot frees up).
                 continue;
             }
             let wake = self.next_wake().await;
             tokio::select! {
                 () = stop.cancelled() => return,
                 () = sleep_until(wake) => {}
-                () = self.finished.notified(), if self.slots.available_permits() == 0 => {}
                 woken = next_due(&mut feed) => {
                     if !woken {
                         feed = self.subscribe().await;
