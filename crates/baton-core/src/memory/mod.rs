@@ -5,6 +5,11 @@
 //! a [`ManualClock`](crate::time::ManualClock).
 
 mod changes;
+mod cluster;
+mod cluster_batches;
+mod cluster_nodes;
+mod cluster_partitions;
+mod cluster_state;
 mod jobs;
 mod jobs_due;
 mod jobs_fires;
@@ -13,5 +18,6 @@ mod jobs_run;
 mod jobs_state;
 mod lease;
 
+pub use cluster::MemoryClusterStore;
 pub use jobs::MemoryJobStore;
 pub use lease::MemoryLeaseStore;

@@ -5,6 +5,7 @@
 //! `baton_testkit::lease_conformance!(harness());`, which expands to one `#[tokio::test]` per
 //! case so that each case passes or fails on its own.
 
+pub mod cluster;
 pub mod jobs;
 pub mod lease;
 
@@ -17,4 +18,16 @@ pub fn unique_name(prefix: &str) -> baton_core::LeaseName {
 /// A holder id unique to this run.
 pub fn unique_holder(prefix: &str) -> baton_core::HolderId {
     baton_core::HolderId::new(format!("{prefix}-{:016x}", fastrand::u64(..))).expect("valid holder")
+}
+
+/// Asserts that `result` failed with `kind`; `what` names the call in the message.
+pub(crate) fn assert_kind(
+    result: Result<impl std::fmt::Debug, baton_core::Error>,
+    kind: baton_core::ErrorKind,
+    what: &str,
+) {
+    match result {
+        Err(err) => assert_eq!(err.kind(), kind, "{what}: {err}"),
+        Ok(value) => panic!("{what} must fail with {kind}, got {value:?}"),
+    }
 }

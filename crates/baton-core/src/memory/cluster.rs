@@ -1,0 +1,139 @@
+//! The in-memory `ClusterStore`.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+
+use super::cluster_state::ClusterRecords;
+use crate::cluster::{
+    BatchCreateParams, BatchJob, BatchListParams, ClusterStore, Node, NodeChange,
+    NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
+    NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
+    PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
+    PartitionReassignParams, Reassigned,
+};
+use crate::error::Result;
+use crate::page::Page;
+use crate::time::{Clock, StoreTime, SystemClock};
+
+/// Nodes, batches and partitions kept in this process's memory, timed by an injected clock:
+/// the reference semantics of [`ClusterStore`], which every backend's conformance run checks.
+///
+/// - **Numbers.** Nodes are numbered (`seq`) 1, 2, 3, … in order of first registration;
+///   changes, batches and partitions by insertion, a batch's partitions in the order given.
+/// - **Tokens.** One counter for the whole store, from 1, issued at every registration and
+///   every claim and never reused. It is this store's own: a [`MemoryLeaseStore`] or
+///   [`MemoryJobStore`] counts separately, so tokens are comparable within one store only.
+/// - **Registration.** Registering an id again keeps its `seq`, replaces everything else,
+///   records a `reregistered` change from the state it was in, and rehomes the partitions the
+///   previous incarnation had claimed (`registered again as a new incarnation`); partitions
+///   only assigned to the id stay for the new incarnation to claim.
+/// - **Heartbeats.** A partition is lost unless it is claimed by the heartbeating node under
+///   the token given.
+/// - **Sweep.** Nodes in order of `seq`; each change is recorded with reason `no-heartbeat`.
+/// - **Claims.** Pending partitions in id order, across batches; each claim of a partition
+///   counts one attempt and issues the next token.
+/// - **Rehoming.** Orphans in id order (see [`rehome`](crate::cluster::rehome)); a requeued
+///   partition keeps its token, checkpoint, progress and attempts until its next claim.
+///
+/// Everything sits behind one mutex, so this coordinates tasks of one process, not processes.
+///
+/// [`MemoryLeaseStore`]: super::MemoryLeaseStore
+/// [`MemoryJobStore`]: super::MemoryJobStore
+pub struct MemoryClusterStore {
+    clock: Arc<dyn Clock>,
+    records: Mutex<ClusterRecords>,
+}
+
+impl Default for MemoryClusterStore {
+    fn default() -> Self {
+        MemoryClusterStore::new()
+    }
+}
+
+impl MemoryClusterStore {
+    /// An empty store timed by the host's clock.
+    pub fn new() -> Self {
+        MemoryClusterStore::with_clock(Arc::new(SystemClock))
+    }
+
+    /// An empty store timed by `clock`.
+    pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
+        MemoryClusterStore { clock, records: Mutex::default() }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, ClusterRecords> {
+        self.records.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[async_trait]
+impl ClusterStore for MemoryClusterStore {
+    async fn node_register(&self, params: NodeRegisterParams) -> Result<Node> {
+        self.lock().register(params, self.clock.now())
+    }
+
+    async fn node_heartbeat(&self, params: NodeHeartbeatParams) -> Result<NodeHeartbeatOutcome> {
+        self.lock().heartbeat(params, self.clock.now())
+    }
+
+    async fn node_leave(&self, params: NodeLeaveParams) -> Result<Node> {
+        self.lock().leave(params, self.clock.now())
+    }
+
+    async fn node_list(&self, params: NodeListParams) -> Result<Page<Node>> {
+        self.lock().node_list(params)
+    }
+
+    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>> {
+        Ok(self.lock().sweep(params, self.clock.now()))
+    }
+
+    async fn node_changes(&self, params: NodeChangesParams) -> Result<Page<NodeChange>> {
+        self.lock().node_changes(params)
+    }
+
+    async fn batch_create(&self, params: BatchCreateParams) -> Result<BatchJob> {
+        self.lock().batch_create(params, self.clock.now())
+    }
+
+    async fn batch_get(&self, id: i64) -> Result<Option<BatchJob>> {
+        Ok(self.lock().batch(id).cloned())
+    }
+
+    async fn batch_list(&self, params: BatchListParams) -> Result<Page<BatchJob>> {
+        self.lock().batch_list(params)
+    }
+
+    async fn batch_finish(&self, id: i64) -> Result<BatchJob> {
+        self.lock().batch_finish(id, self.clock.now())
+    }
+
+    async fn partition_list(&self, params: PartitionListParams) -> Result<Page<Partition>> {
+        self.lock().partition_list(params)
+    }
+
+    async fn partition_claim(&self, params: PartitionClaimParams) -> Result<Vec<Partition>> {
+        self.lock().claim(params, self.clock.now())
+    }
+
+    async fn partition_checkpoint(&self, params: PartitionCheckpointParams) -> Result<Partition> {
+        self.lock().checkpoint(params, self.clock.now())
+    }
+
+    async fn partition_complete(&self, params: PartitionCompleteParams) -> Result<Partition> {
+        self.lock().complete(params, self.clock.now())
+    }
+
+    async fn partition_fail(&self, params: PartitionFailParams) -> Result<Partition> {
+        self.lock().fail(params, self.clock.now())
+    }
+
+    async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
+        self.lock().reassign(params, self.clock.now())
+    }
+
+    async fn now(&self) -> Result<StoreTime> {
+        Ok(self.clock.now())
+    }
+}
