@@ -128,10 +128,6 @@ impl JobStore for TalliedJobs {
         tallied!("prune", self.inner.prune(params))
     }
 
-    async fn next_due(&self) -> Result<Option<StoreTime>> {
-        tallied!("next_due", self.inner.next_due())
-    }
-
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
         tallied!("subscribe_due", self.inner.subscribe_due())
     }

@@ -21,7 +21,8 @@
 -- statement costs more than running it); row sets are matched with `= ANY (ARRAY(...))` rather
 -- than joins, so that every plan reaches the rows it needs through their indexes.
 --
--- Answers the started executions (status 'running') and the settled ones, oldest due first.
+-- Answers the started executions (status 'running') and the settled ones, oldest due first,
+-- with the server's clock and the next due instant of the claimed jobs.
 WITH params AS MATERIALIZED (
     SELECT $1::TEXT AS node, $2::BIGINT AS examined, $3::TEXT[] AS jobs, $4::BIGINT AS startable
 ),
@@ -263,9 +264,26 @@ cancelled AS (
     UPDATE baton_executions AS e
     SET cancel_requested = TRUE
     WHERE e.id = ANY (ARRAY(SELECT t.id FROM to_cancel AS t))
+),
+waiting AS (
+    -- When to look again: the earliest due instant of the claimed jobs' executions this claim
+    -- leaves scheduled (the snapshot still shows the ones it changed as scheduled).
+    SELECT clock.now_ms, (
+        SELECT min(w.due_at)
+        FROM baton_executions AS w
+        WHERE w.status = 'scheduled'
+          AND w.id <> ALL (ARRAY(SELECT a.id FROM actions AS a))
+          AND (cardinality((SELECT p.jobs FROM params AS p)) = 0
+               OR w.job = ANY ((SELECT p.jobs FROM params AS p)::TEXT[]))
+    ) AS next_due_ms
+    FROM clock
 )
-SELECT c.id, c.job, c.fire_key, c.scheduled_at, c.attempt, c.trigger, c.status, c.due_at,
+-- One row per changed execution, each carrying now_ms and next_due_ms; a single row with a
+-- NULL id when the claim changed nothing.
+SELECT w.now_ms, w.next_due_ms,
+       c.id, c.job, c.fire_key, c.scheduled_at, c.attempt, c.trigger, c.status, c.due_at,
        c.node, c.token, c.created_at, c.started_at, c.heartbeat_at, c.finished_at, c.detail,
        c.covers_through, c.covers_count, c.cancel_requested
-FROM changed AS c
+FROM waiting AS w
+LEFT JOIN changed AS c ON TRUE
 ORDER BY c.due_at, c.id

@@ -2,7 +2,8 @@
 -- frees their jobs and records the retries their policies call for, in one statement and one
 -- commit. Executions another session has locked (being completed) are left alone.
 --   $1 stale after (ms), $2 most executions.
--- Answers the abandoned executions (part 'abandoned') and the retries (part 'retry').
+-- Answers the abandoned executions (part 'abandoned'), the retries (part 'retry'), and one row
+-- (part 'oldest') whose heartbeat_at is the oldest heartbeat of the executions left running.
 WITH clock AS MATERIALIZED (
     SELECT baton_now_ms() AS now_ms
 ),
@@ -86,3 +87,12 @@ SELECT 'retry' AS part, e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.tr
        e.status, e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
        e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
 FROM retries AS e
+UNION ALL
+SELECT 'oldest' AS part, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, (
+           SELECT min(r.heartbeat_at)
+           FROM baton_executions AS r
+           WHERE r.status = 'running'
+             AND r.id <> ALL (ARRAY(SELECT s.id FROM stale AS s))
+       ),
+       NULL, NULL, NULL, NULL, NULL

@@ -70,6 +70,4 @@ queries! {
     EXECUTION_LIST = "execution_list.sql";
     /// Delete a job's executions its retention no longer keeps.
     EXECUTION_PRUNE = "execution_prune.sql";
-    /// The earliest due instant of a scheduled execution.
-    EXECUTION_NEXT_DUE = "execution_next_due.sql";
 }

@@ -182,6 +182,11 @@ pub(crate) fn id(row: &PgRow, name: &str) -> Result<i64> {
     column(row, name)
 }
 
+/// An id column of an outer join, `None` where nothing joined.
+pub(crate) fn joined_id(row: &PgRow, name: &str) -> Result<Option<i64>> {
+    column(row, name)
+}
+
 /// A text-array column.
 pub(crate) fn texts(row: &PgRow, name: &str) -> Result<Vec<String>> {
     column(row, name)

@@ -70,12 +70,15 @@ async fn a_fire_becomes_due_at_its_due_instant_exactly() {
     let (clock, store, job) = manual(JobPolicy::default()).await;
     let due = START.saturating_add(Duration::from_secs(5));
     record(&store, &job, START, due).await;
-    assert_eq!(store.next_due().await.unwrap(), Some(due));
     clock.advance(Duration::from_millis(4_999));
-    assert!(store.claim(claim_params(&job)).await.unwrap().running.is_empty());
+    let early = store.claim(claim_params(&job)).await.unwrap();
+    assert!(early.running.is_empty());
+    assert_eq!(early.now, START.saturating_add(Duration::from_millis(4_999)));
+    assert_eq!(early.next_due, Some(due));
     clock.advance(Duration::from_millis(1));
-    assert_eq!(store.claim(claim_params(&job)).await.unwrap().running.len(), 1);
-    assert_eq!(store.next_due().await.unwrap(), None);
+    let on_time = store.claim(claim_params(&job)).await.unwrap();
+    assert_eq!(on_time.running.len(), 1);
+    assert_eq!(on_time.next_due, None);
 }
 
 #[tokio::test]

@@ -76,9 +76,6 @@ impl JobStore for Cuttable {
     async fn prune(&self, params: PruneParams) -> Result<u64> {
         self.inner.prune(params).await
     }
-    async fn next_due(&self) -> Result<Option<StoreTime>> {
-        self.inner.next_due().await
-    }
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
         self.inner.subscribe_due().await
     }

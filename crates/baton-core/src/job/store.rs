@@ -134,14 +134,28 @@ pub struct ClaimParams {
     pub jobs: Vec<JobName>,
 }
 
-/// What a claim did.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// What a claim did, and when the claiming worker should look again.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claimed {
     /// Executions now running on the claiming worker, each under a new fencing token.
     pub running: Vec<Execution>,
     /// Due executions the claim settled without running them (overlap `forbid`, starting
     /// deadline passed, job paused), with their final status and reason.
     pub settled: Vec<Execution>,
+    /// The store's clock when the claim decided.
+    pub now: StoreTime,
+    /// The earliest due instant of the claimed jobs' executions still scheduled after the
+    /// claim (`None` when none is), so that a worker knows when to claim again without
+    /// another call. An instant at or before `now` belongs to an execution waiting on its
+    /// job's overlap policy or being judged by another claimer.
+    pub next_due: Option<StoreTime>,
+}
+
+impl Claimed {
+    /// A claim at `now` that has not taken anything yet.
+    pub fn at(now: StoreTime) -> Self {
+        Claimed { running: Vec::new(), settled: Vec::new(), now, next_due: None }
+    }
 }
 
 /// A worker's heartbeat for the executions it runs, in one statement.
@@ -201,6 +215,9 @@ pub struct Rescued {
     pub abandoned: Vec<Execution>,
     /// Retry attempts recorded for them, where the job's retry policy allows.
     pub retries: Vec<Execution>,
+    /// The oldest heartbeat of the executions still running after the rescue (`None` when
+    /// none is), so that the leader can rescue again exactly when one may go stale.
+    pub oldest_heartbeat: Option<StoreTime>,
 }
 
 /// A page request over executions, ordered by id, with optional filters.
@@ -325,9 +342,6 @@ pub trait JobStore: Send + Sync + 'static {
 
     /// Deletes finished executions the job's retention no longer keeps; returns how many.
     async fn prune(&self, params: PruneParams) -> Result<u64>;
-
-    /// The earliest due instant of any scheduled execution, for a worker's timer.
-    async fn next_due(&self) -> Result<Option<StoreTime>>;
 
     /// Subscribes to due wake-ups; `None` when the backend cannot notify.
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>>;

@@ -153,10 +153,6 @@ impl JobStore for MemoryJobStore {
         Ok(self.lock().prune(params, self.clock.now()))
     }
 
-    async fn next_due(&self) -> Result<Option<StoreTime>> {
-        Ok(self.lock().next_due())
-    }
-
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
         Ok(Some(self.due.subscribe()))
     }

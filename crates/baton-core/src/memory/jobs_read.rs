@@ -46,10 +46,14 @@ impl Records {
             .collect()
     }
 
-    /// The earliest due instant of any scheduled execution.
-    pub(super) fn next_due(&self) -> Option<StoreTime> {
-        let scheduled = self.executions.values().filter(|e| e.status == ExecutionStatus::Scheduled);
-        scheduled.map(|e| e.due_at).min()
+    /// The earliest due instant of the scheduled executions of `jobs` (of any job when empty).
+    pub(super) fn next_due(&self, jobs: &[JobName]) -> Option<StoreTime> {
+        self.executions
+            .values()
+            .filter(|e| e.status == ExecutionStatus::Scheduled)
+            .filter(|e| jobs.is_empty() || jobs.contains(&e.job))
+            .map(|e| e.due_at)
+            .min()
     }
 
     /// Deletes, oldest first and at most `batch`, the job's final executions that its

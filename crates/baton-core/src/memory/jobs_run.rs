@@ -29,7 +29,7 @@ impl Records {
             .map(|e| (e.due_at, e.id))
             .collect();
         due.sort_unstable();
-        let mut claimed = Claimed::default();
+        let mut claimed = Claimed::at(now);
         for (_, id) in due {
             if claimed.running.len() >= params.limit as usize {
                 break;
@@ -58,6 +58,7 @@ impl Records {
                 ClaimDecision::Wait => {}
             }
         }
+        claimed.next_due = self.next_due(&params.jobs);
         Ok(claimed)
     }
 
@@ -179,6 +180,12 @@ impl Records {
             rescued.abandoned.push(execution.clone());
             rescued.retries.extend(self.record_retry(id, now));
         }
+        rescued.oldest_heartbeat = self
+            .executions
+            .values()
+            .filter(|e| e.status == ExecutionStatus::Running)
+            .filter_map(|e| e.heartbeat_at.or(e.started_at))
+            .min();
         let scheduled = !rescued.retries.is_empty();
         Written { outcome: rescued, scheduled }
     }

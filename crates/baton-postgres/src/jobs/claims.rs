@@ -6,7 +6,7 @@ use baton_core::job::{ClaimParams, Claimed, HeartbeatOutcome, HeartbeatParams};
 use baton_core::page::MAX_PAGE_SIZE;
 use baton_core::{Error, ExecutionStatus, Result};
 
-use super::PostgresJobStore;
+use super::{PostgresJobStore, internal};
 use crate::queries::{EXECUTION_CLAIM, EXECUTION_HEARTBEAT};
 use crate::row;
 
@@ -29,35 +29,55 @@ impl PostgresJobStore {
             )));
         }
         let jobs: Vec<&str> = params.jobs.iter().map(|job| job.as_str()).collect();
-        let mut claimed = Claimed::default();
-        let mut window = params.limit;
+        let mut claimed = self.claim_round(&params, &jobs, params.limit, params.limit).await?;
+        let mut settled = claimed.settled.len() as u32;
         loop {
-            let left = params.limit - claimed.running.len() as u32;
-            let query = sqlx::query(EXECUTION_CLAIM)
-                .bind(params.node.as_str())
-                .bind(i64::from(window))
-                .bind(&jobs)
-                .bind(i64::from(left));
-            let rows = self
-                .connections
-                .fetch_all(query, || format!("claiming due executions for {}", params.node))
-                .await?;
-            let mut settled = 0u32;
-            for found in &rows {
-                let execution = row::execution(found)?;
-                if execution.status == ExecutionStatus::Running {
-                    claimed.running.push(execution);
-                } else {
-                    settled += 1;
-                    claimed.settled.push(execution);
-                }
-            }
             let started = claimed.running.len() as u32;
             if settled == 0 || started >= params.limit {
                 return Ok(claimed);
             }
-            window = (params.limit - started).max(settled.saturating_mul(2)).min(MAX_ROUND);
+            let window = (params.limit - started).max(settled.saturating_mul(2)).min(MAX_ROUND);
+            let round = self.claim_round(&params, &jobs, window, params.limit - started).await?;
+            settled = round.settled.len() as u32;
+            claimed.running.extend(round.running);
+            claimed.settled.extend(round.settled);
+            claimed.now = round.now;
+            claimed.next_due = round.next_due;
         }
+    }
+
+    /// One claim statement: examines up to `window` candidates and starts at most `startable`.
+    async fn claim_round(
+        &self,
+        params: &ClaimParams,
+        jobs: &[&str],
+        window: u32,
+        startable: u32,
+    ) -> Result<Claimed> {
+        let query = sqlx::query(EXECUTION_CLAIM)
+            .bind(params.node.as_str())
+            .bind(i64::from(window))
+            .bind(jobs)
+            .bind(i64::from(startable));
+        let rows = self
+            .connections
+            .fetch_all(query, || format!("claiming due executions for {}", params.node))
+            .await?;
+        let first = rows.first().ok_or_else(|| internal("a claim answered no row".to_string()))?;
+        let mut claimed = Claimed::at(row::now(first)?);
+        claimed.next_due = row::instant(first, "next_due_ms")?;
+        for found in &rows {
+            if row::joined_id(found, "id")?.is_none() {
+                continue;
+            }
+            let execution = row::execution(found)?;
+            if execution.status == ExecutionStatus::Running {
+                claimed.running.push(execution);
+            } else {
+                claimed.settled.push(execution);
+            }
+        }
+        Ok(claimed)
     }
 
     /// Stamps the heartbeat of the listed executions still running under their tokens on the

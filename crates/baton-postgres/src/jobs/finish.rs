@@ -107,9 +107,6 @@ impl PostgresJobStore {
     }
 
     pub(super) async fn rescue_stale(&self, params: RescueParams) -> Result<Rescued> {
-        if params.limit == 0 {
-            return Ok(Rescued::default());
-        }
         let query = sqlx::query(EXECUTION_RESCUE)
             .bind(millis(params.stale_after))
             .bind(i64::from(params.limit));
@@ -119,10 +116,10 @@ impl PostgresJobStore {
             .await?;
         let mut rescued = Rescued::default();
         for found in &rows {
-            let execution = row::execution(found)?;
             match row::text(found, "part")?.as_str() {
-                "abandoned" => rescued.abandoned.push(execution),
-                "retry" => rescued.retries.push(execution),
+                "abandoned" => rescued.abandoned.push(row::execution(found)?),
+                "retry" => rescued.retries.push(row::execution(found)?),
+                "oldest" => rescued.oldest_heartbeat = row::instant(found, "heartbeat_at")?,
                 other => return Err(internal(format!("unexpected rescue answer {other:?}"))),
             }
         }

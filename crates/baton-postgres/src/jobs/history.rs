@@ -6,7 +6,7 @@ use baton_core::page::check_page_size;
 use baton_core::{Cursor, Execution, Page, Result, StoreTime};
 
 use super::{PostgresJobStore, internal, millis, page};
-use crate::queries::{EXECUTION_GET, EXECUTION_LIST, EXECUTION_NEXT_DUE, EXECUTION_PRUNE, NOW};
+use crate::queries::{EXECUTION_GET, EXECUTION_LIST, EXECUTION_PRUNE, NOW};
 use crate::row;
 
 impl PostgresJobStore {
@@ -55,19 +55,6 @@ impl PostgresJobStore {
             .await?
             .ok_or_else(|| internal("pruning answered no row".to_string()))?;
         row::total(&answer, "deleted")
-    }
-
-    pub(super) async fn earliest_due(&self) -> Result<Option<StoreTime>> {
-        let found = self
-            .connections
-            .fetch_optional(sqlx::query(EXECUTION_NEXT_DUE), || {
-                "reading the next due execution".to_string()
-            })
-            .await?;
-        match found {
-            Some(found) => row::instant(&found, "due_at"),
-            None => Ok(None),
-        }
     }
 
     pub(super) async fn clock(&self) -> Result<StoreTime> {

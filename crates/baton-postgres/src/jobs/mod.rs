@@ -147,10 +147,6 @@ impl JobStore for PostgresJobStore {
         self.prune_job(params).await
     }
 
-    async fn next_due(&self) -> Result<Option<StoreTime>> {
-        self.earliest_due().await
-    }
-
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
         due::subscribe(&self.options).await.map(Some)
     }

@@ -24,25 +24,21 @@ use crate::json::{self, Rows};
 use crate::tx;
 
 /// Claims due executions for a worker. Nothing due (checked first on the read pool) costs no
-/// write lock.
+/// write lock; either way the answer carries the next due instant.
 pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed> {
     let limit = check_batch("claim", params.limit)?;
     let jobs =
         (!params.jobs.is_empty()).then(|| json::strings(params.jobs.iter().map(JobName::as_str)));
     let doing = format!("claiming executions for {}", params.node);
-    let any_due: bool = sqlx::query_scalar(include_str!("../../queries/execution_any_due.sql"))
-        .bind(inner.now().as_millis())
-        .bind(jobs.as_deref())
-        .fetch_one(&inner.read)
-        .await
-        .map_err(|err| from_sqlx(&doing, err))?;
-    if !any_due {
-        return Ok(Claimed::default());
+    let checked_at = inner.now();
+    let waiting = next_due(&inner.read, jobs.as_deref(), &doing).await?;
+    if waiting.is_none_or(|due| due > checked_at) {
+        return Ok(Claimed { next_due: waiting, ..Claimed::at(checked_at) });
     }
 
     let mut tx = tx::begin(&inner.write, &doing).await?;
     let now = inner.now();
-    let mut claimed = Claimed::default();
+    let mut claimed = Claimed::at(now);
     let mut after = (i64::MIN, i64::MIN);
     let mut wrote = false;
     loop {
@@ -78,12 +74,28 @@ pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed>
             break;
         }
     }
+    claimed.next_due = next_due(&mut *tx, jobs.as_deref(), &doing).await?;
     if wrote {
         tx::commit(tx, &doing).await?;
     } else {
         tx::finish_unchanged(tx).await;
     }
     Ok(claimed)
+}
+
+/// The earliest due instant of the scheduled executions of `jobs` (a JSON array of names; of
+/// any job when `None`).
+async fn next_due<'c>(
+    executor: impl sqlx::SqliteExecutor<'c>,
+    jobs: Option<&str>,
+    doing: &str,
+) -> Result<Option<StoreTime>> {
+    let due: Option<i64> = sqlx::query_scalar(include_str!("../../queries/execution_next_due.sql"))
+        .bind(jobs)
+        .fetch_one(executor)
+        .await
+        .map_err(|err| from_sqlx(doing, err))?;
+    Ok(due.map(StoreTime::from_millis))
 }
 
 /// What the claim knows about each job of the due executions, kept up to date as decisions
@@ -205,7 +217,7 @@ async fn apply(
         }
     }
 
-    let mut claimed = Claimed::default();
+    let mut claimed = Claimed::at(now);
     if run_rows.len() > 0 {
         let expected = run_rows.len();
         let started: Vec<ExecutionRow> =

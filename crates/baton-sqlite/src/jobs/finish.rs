@@ -124,9 +124,6 @@ pub(super) async fn request_cancel(inner: &Inner, id: i64) -> Result<bool> {
 /// Abandons the running executions with the oldest heartbeats past `stale_after`, and records
 /// their retries: one transaction of up to four statements.
 pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescued> {
-    if params.limit == 0 {
-        return Ok(Rescued::default());
-    }
     let doing = "rescuing executions whose worker stopped heartbeating";
     let mut tx = tx::begin(&inner.write, doing).await?;
     let now = inner.now();
@@ -140,8 +137,9 @@ pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescue
             .map_err(|err| from_sqlx(doing, err))?;
     let stale = rows::executions(stale)?;
     if stale.is_empty() {
+        let oldest_heartbeat = oldest_heartbeat(&mut tx, doing).await?;
         tx::finish_unchanged(tx).await;
-        return Ok(Rescued::default());
+        return Ok(Rescued { oldest_heartbeat, ..Rescued::default() });
     }
     let mut gone = Rows::default();
     for execution in &stale {
@@ -158,11 +156,22 @@ pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescue
     let order: HashMap<i64, usize> = stale.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
     abandoned.sort_by_key(|execution| order.get(&execution.id).copied().unwrap_or(usize::MAX));
     let retries = record_retries(&mut tx, &abandoned, now, doing).await?;
+    let oldest_heartbeat = oldest_heartbeat(&mut tx, doing).await?;
     tx::commit(tx, doing).await?;
     if !retries.is_empty() {
         inner.wake_workers();
     }
-    Ok(Rescued { abandoned, retries })
+    Ok(Rescued { abandoned, retries, oldest_heartbeat })
+}
+
+/// The oldest heartbeat of the executions running now.
+async fn oldest_heartbeat(conn: &mut SqliteConnection, doing: &str) -> Result<Option<StoreTime>> {
+    let oldest: Option<i64> =
+        sqlx::query_scalar(include_str!("../../queries/execution_oldest_heartbeat.sql"))
+            .fetch_one(conn)
+            .await
+            .map_err(|err| from_sqlx(doing, err))?;
+    Ok(oldest.map(StoreTime::from_millis))
 }
 
 fn abandoned_detail(execution: &Execution) -> String {

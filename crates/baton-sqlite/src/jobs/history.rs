@@ -74,12 +74,3 @@ pub(super) async fn prune(inner: &Inner, params: PruneParams) -> Result<u64> {
     }
     Ok(done.rows_affected())
 }
-
-/// The earliest due instant of any scheduled execution.
-pub(super) async fn next_due(read: &SqlitePool) -> Result<Option<StoreTime>> {
-    let due: Option<i64> = sqlx::query_scalar(include_str!("../../queries/execution_next_due.sql"))
-        .fetch_one(read)
-        .await
-        .map_err(|err| from_sqlx("reading the next due instant", err))?;
-    Ok(due.map(StoreTime::from_millis))
-}

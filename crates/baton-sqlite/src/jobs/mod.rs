@@ -137,10 +137,6 @@ impl JobStore for SqliteJobStore {
         history::prune(&self.inner, params).await
     }
 
-    async fn next_due(&self) -> Result<Option<StoreTime>> {
-        history::next_due(&self.inner.read).await
-    }
-
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
         let subscription = self.inner.due.subscribe()?;
         Ok(Some(Box::new(DueSubscription::new(subscription))))

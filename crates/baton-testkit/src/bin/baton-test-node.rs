@@ -366,9 +366,6 @@ impl JobStore for Gated<dyn JobStore> {
     async fn prune(&self, params: PruneParams) -> Result<u64> {
         self.gate.pass(self.inner.prune(params)).await
     }
-    async fn next_due(&self) -> Result<Option<StoreTime>> {
-        self.gate.pass(self.inner.next_due()).await
-    }
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
         self.gate.pass(self.inner.subscribe_due()).await
     }

@@ -5,8 +5,10 @@ use std::time::Duration;
 use baton_core::lease::transition::check_ttl;
 use baton_core::{Error, HolderId, Result};
 
-/// How an elector times its leases. The defaults follow the design: TTL 10 s, renew every 2 s,
-/// give up renewing after 7 s, retry acquisition every 1 s ± 20 %.
+/// How an elector times its leases. The defaults: TTL 10 s, renew every 4 s, give up renewing
+/// 8 s after the last confirmed call was sent, retry acquisition every 1 s ± 20 %. A renewal
+/// that fails is retried every retry period until the deadline, so a holder rides out about
+/// 4 s of store trouble, and an idle holder costs the store one statement per 4 s.
 #[derive(Debug, Clone)]
 pub struct ElectorConfig {
     /// Who holds the leases; unique per process incarnation.
@@ -40,16 +42,16 @@ impl ElectorConfig {
         ElectorConfig {
             holder,
             ttl: Duration::from_secs(10),
-            renew_interval: Duration::from_secs(2),
-            renew_deadline: Duration::from_secs(7),
+            renew_interval: Duration::from_secs(4),
+            renew_deadline: Duration::from_secs(8),
             retry_period: Duration::from_secs(1),
             jitter: 0.2,
             stall_threshold: Duration::from_secs(2),
         }
     }
 
-    /// The same timing scaled so the TTL is `ttl` (renew every TTL/5, deadline at 7/10 of the
-    /// TTL, retry every TTL/10, stall threshold TTL/5).
+    /// Timing scaled from `ttl`: renew every TTL/5, deadline at 7/10 of the TTL, retry every
+    /// TTL/10, stall threshold TTL/5.
     pub fn with_ttl(self, ttl: Duration) -> Self {
         ElectorConfig {
             ttl,

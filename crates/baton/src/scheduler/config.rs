@@ -24,8 +24,15 @@ pub struct SchedulerConfig {
     /// no heartbeat was confirmed for 6/10 of this (monotonic clock, from the send time of the
     /// last confirmed call), so that it stops before anyone else can start.
     pub abandon_after: Duration,
-    /// How often a worker looks for due work when no notification woke it.
+    /// How often a worker looks for due work when neither a notification nor the next due
+    /// instant woke it.
     pub poll_interval: Duration,
+    /// How long before their instant the leader records fires. Workers learn the next due
+    /// instant from their claims and claim right at it, so a fire starts within a claim's
+    /// round trip of its instant. Pausing a job also skips its fires already recorded (when
+    /// they are claimed); resuming it does not bring back a fire recorded as skipped while it
+    /// was paused, so a resume takes effect from about `record_ahead` after it.
+    pub record_ahead: Duration,
     /// How often the leader rereads the registered jobs (those registered on other nodes).
     pub reload_interval: Duration,
     /// How often the leader prunes executions by each job's retention.
@@ -46,11 +53,12 @@ impl SchedulerConfig {
         SchedulerConfig {
             lease: LeaseName::new("baton-scheduler").expect("a valid lease name"),
             elector,
-            max_concurrent: 16,
-            claim_batch: 16,
+            max_concurrent: 64,
+            claim_batch: 64,
             heartbeat_interval: Duration::from_secs(2),
             abandon_after: Duration::from_secs(10),
             poll_interval: Duration::from_secs(30),
+            record_ahead: Duration::from_secs(1),
             reload_interval: Duration::from_secs(30),
             prune_interval: Duration::from_secs(60),
             shutdown_grace: Duration::from_secs(30),
@@ -82,6 +90,12 @@ impl SchedulerConfig {
                 "invalid abandon_after {:?}: expected at least three heartbeat intervals ({:?})",
                 self.abandon_after,
                 self.heartbeat_interval * 3
+            )));
+        }
+        if self.record_ahead > Duration::from_secs(60) {
+            return Err(Error::invalid_input(format!(
+                "invalid record_ahead {:?}: expected at most 60s",
+                self.record_ahead
             )));
         }
         for (what, value) in [

@@ -1,6 +1,7 @@
 //! The scheduler leader's term: it plans every job's fires from the store's clock and records
-//! them, one batch per due instant; it also abandons executions whose node went silent and
-//! prunes executions by retention.
+//! them, one batch per due instant, `record_ahead` before that instant (so that workers are
+//! waiting for them when they fall due); it also abandons executions whose node went silent
+//! and prunes executions by retention.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -19,6 +20,11 @@ use crate::LeaderHandle;
 
 /// The most fires one `record_fires` call carries.
 const BATCH: usize = 1000;
+/// The most executions one rescue abandons.
+const RESCUE_BATCH: u32 = 1000;
+/// How long after an execution can go stale the leader looks, and the shortest wait between
+/// two rescues, so that clock estimates a little off never make it spin.
+const RESCUE_SLACK: Duration = Duration::from_millis(100);
 /// How far before the last listing of jobs the next one starts.
 const RELIST_MARGIN_MS: i64 = 5_000;
 /// How long the leader waits before retrying a store call that failed.
@@ -73,12 +79,14 @@ impl Leader {
             }
         };
         let mut reload_at = Instant::now() + self.config.reload_interval;
-        let rescue_every = self.config.abandon_after / 2;
-        let mut rescue_at = Instant::now() + rescue_every;
+        let mut rescue_at = Instant::now();
         let mut prune_at = Instant::now() + self.config.prune_interval;
         loop {
             let next_fire = self.due.first().map(|(at, _)| *at);
-            let fire_at = next_fire.map_or(reload_at, |at| clock.local_instant(at));
+            let fire_at = next_fire.map_or(reload_at, |at| {
+                let local = clock.local_instant(at);
+                local.checked_sub(self.config.record_ahead).unwrap_or(local)
+            });
             let wake = fire_at.min(reload_at).min(rescue_at).min(prune_at);
             sleep_until(wake).await;
             let now = Instant::now();
@@ -94,8 +102,16 @@ impl Leader {
                     Err(err) => Err(err),
                 }
             } else if now >= rescue_at {
-                rescue_at = now + rescue_every;
-                self.rescue().await
+                match self.rescue(&clock).await {
+                    Ok(next) => {
+                        rescue_at = next;
+                        Ok(())
+                    }
+                    Err(err) => {
+                        rescue_at = now + self.config.heartbeat_interval;
+                        Err(err)
+                    }
+                }
             } else {
                 prune_at = now + self.config.prune_interval;
                 self.prune().await
@@ -218,13 +234,27 @@ impl Leader {
         Ok(())
     }
 
-    async fn rescue(&self) -> Result<()> {
-        let params = RescueParams { stale_after: self.config.abandon_after, limit: 1000 };
+    /// Abandons the executions whose node went silent, and answers when to look again: just
+    /// after the oldest heartbeat left running can go stale, and no later than
+    /// `abandon_after` from now (an execution may start meanwhile), so that a silent node's
+    /// execution is abandoned about `abandon_after` after its last heartbeat, while an idle
+    /// leader rescues once per `abandon_after`.
+    async fn rescue(&self, clock: &StoreClock) -> Result<Instant> {
+        let stale_after = self.config.abandon_after;
+        let params = RescueParams { stale_after, limit: RESCUE_BATCH };
         let rescued = self.store.rescue(params).await?;
         for execution in &rescued.abandoned {
             tracing::warn!(job = %execution.job, execution = execution.id, "execution abandoned: its node stopped heartbeating");
         }
-        Ok(())
+        let soonest = Instant::now() + RESCUE_SLACK;
+        let latest = Instant::now() + stale_after;
+        if rescued.abandoned.len() >= RESCUE_BATCH as usize {
+            return Ok(soonest);
+        }
+        Ok(rescued.oldest_heartbeat.map_or(latest, |oldest| {
+            let stale_at = clock.local_instant(oldest.saturating_add(stale_after)) + RESCUE_SLACK;
+            stale_at.clamp(soonest, latest)
+        }))
     }
 
     async fn prune(&mut self) -> Result<()> {

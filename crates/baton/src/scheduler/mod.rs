@@ -84,9 +84,13 @@ impl SchedulerBuilder {
         let leadership = campaign.watch();
         let stop = CancellationToken::new();
         let tasks = TaskTracker::new();
-        let worker = Arc::new(Worker::new(self.store.clone(), self.config.clone(), self.jobs));
+        let (worker, outcomes) = Worker::new(self.store.clone(), self.config.clone(), self.jobs);
+        let worker = Arc::new(worker);
+        // Heartbeats go on while a shutdown waits for the running handlers.
+        let beating = CancellationToken::new();
         tasks.spawn(worker.clone().claim_loop(stop.clone()));
-        tasks.spawn(worker.clone().heartbeat_loop(stop.child_token()));
+        tasks.spawn(worker.clone().completion_loop(outcomes));
+        tasks.spawn(worker.clone().heartbeat_loop(beating.clone()));
         let (store, config, leading) = (self.store.clone(), self.config.clone(), stop.clone());
         tasks.spawn(async move {
             loop {
@@ -101,7 +105,7 @@ impl SchedulerBuilder {
             }
         });
         tasks.close();
-        Ok(Scheduler { elector, store: self.store, worker, stop, tasks, leadership })
+        Ok(Scheduler { elector, store: self.store, worker, stop, beating, tasks, leadership })
     }
 }
 
@@ -110,7 +114,10 @@ pub struct Scheduler {
     elector: Elector,
     store: Arc<dyn JobStore>,
     worker: Arc<Worker>,
+    /// Stops leading and claiming.
     stop: CancellationToken,
+    /// Stops heartbeating, once the running handlers are done.
+    beating: CancellationToken,
     tasks: TaskTracker,
     leadership: watch::Receiver<Leadership>,
 }
@@ -153,6 +160,7 @@ impl Scheduler {
     pub async fn shutdown(self) {
         self.stop.cancel();
         self.worker.drain().await;
+        self.beating.cancel();
         self.tasks.wait().await;
         self.elector.shutdown().await;
     }

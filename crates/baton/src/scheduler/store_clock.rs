@@ -17,7 +17,12 @@ impl StoreClock {
         let sent = Instant::now();
         let store_now = store.now().await?;
         let answered = Instant::now();
-        Ok(StoreClock { store: store_now, local: sent + (answered - sent) / 2 })
+        Ok(StoreClock::pairing(store_now, sent + (answered - sent) / 2))
+    }
+
+    /// A reading that the store's clock showed `store` at the local instant `local`.
+    pub(crate) fn pairing(store: StoreTime, local: Instant) -> Self {
+        StoreClock { store, local }
     }
 
     /// The store's time now, estimated from the reading.

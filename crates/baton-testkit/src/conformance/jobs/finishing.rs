@@ -263,7 +263,8 @@ pub async fn request_cancel_reaches_running_and_scheduled_executions(h: &dyn Job
 
 /// Rescue abandons a running execution whose heartbeat is older than `stale_after` (on the
 /// store's clock) and records its retry when the policy allows one; an execution that keeps
-/// heartbeating is left running; the abandoned attempt can neither heartbeat nor complete.
+/// heartbeating is left running; the abandoned attempt can neither heartbeat nor complete; a
+/// rescue answers the oldest heartbeat still running.
 pub async fn rescue_abandons_only_stale_executions(h: &dyn JobHarness) {
     let store = h.store().await;
     let hour = Duration::from_secs(3_600);
@@ -285,6 +286,12 @@ pub async fn rescue_abandons_only_stale_executions(h: &dyn JobHarness) {
     let early = store.rescue(params).await.expect("rescue");
     let mine = [stale[0].id, stale[1].id, live.id];
     assert!(!early.abandoned.iter().any(|e| mine.contains(&e.id)), "fresh executions stay");
+    let first_beat = stale.iter().chain([&live]).filter_map(|e| e.heartbeat_at).min();
+    assert!(
+        early.oldest_heartbeat.is_some_and(|oldest| Some(oldest) <= first_beat),
+        "the oldest heartbeat left running {:?}, ours from {first_beat:?}",
+        early.oldest_heartbeat
+    );
 
     let last_beat = stale.iter().filter_map(|e| e.heartbeat_at).max().expect("heartbeats");
     let mut abandoned: HashMap<i64, Execution> = HashMap::new();

@@ -259,24 +259,31 @@ pub async fn prune_deletes_by_age(h: &dyn JobHarness) {
     assert_eq!(times(&executions(&*store, &job).await), [at[1]], "the newest record stays");
 }
 
-/// A newly due execution shows in `next_due` and wakes a subscribed worker, when the backend
-/// can notify: the feed must be live once `subscribe_due` returns.
+/// A newly due execution wakes a subscribed worker, when the backend can notify (the feed
+/// must be live once `subscribe_due` returns), and a claim answers the store's clock and the
+/// next due instant of the claimed jobs only.
 pub async fn due_executions_wake_workers(h: &dyn JobHarness) {
     let store = h.store().await;
     let job = register(&*store, "due", allow()).await;
+    let other = register(&*store, "due-other", allow()).await;
     let node = unique_holder("node");
     let feed = store.subscribe_due().await.expect("subscribe_due");
     let base = past(&*store).await;
-    record_each(&*store, &job, &[base]).await;
-    let next = store.next_due().await.expect("next_due");
-    assert!(next.is_some_and(|at| at <= base), "next_due {next:?} after a due execution at {base}");
+    let later = plus(base, 4 * 3_600);
+    record(&*store, vec![fire(&job, base), fire(&job, later), fire(&other, plus(base, 60))]).await;
     if let Some(mut feed) = feed {
         tokio::time::timeout(PATIENCE, feed.next())
             .await
             .expect("no wake-up after recording a due fire")
             .expect("the feed works");
     }
-    claim_running(&*store, &node, &job, &[base]).await;
+    let claimed = claim(&*store, &node, &job).await;
+    assert_eq!(times(&claimed.running), [base], "only the due fire runs");
+    assert_eq!(claimed.next_due, Some(later), "the next due instant of the claimed job");
+    assert!(claimed.now >= base && claimed.now < later, "store clock {}", claimed.now);
+    let idle = claim(&*store, &node, &job).await;
+    assert!(idle.running.is_empty() && idle.settled.is_empty(), "nothing more is due");
+    assert_eq!(idle.next_due, Some(later), "a claim that takes nothing still answers it");
 }
 
 /// Bad input fails with a clear kind and changes nothing: page sizes and claim limits out of

@@ -2,13 +2,14 @@
 
 use std::time::Duration;
 
+pub(super) use crate::conformance::assert_kind;
 use baton_core::job::{
     ClaimParams, Claimed, CompleteParams, Completed, ExecutionListParams, HeartbeatOutcome,
     HeartbeatParams, NewFire, RecordFiresParams, TriggerOutcome, TriggerParams,
 };
 use baton_core::{
-    ErrorKind, Execution, ExecutionStatus, FencingToken, FireKey, HolderId, JobDefinition, JobName,
-    JobPolicy, JobStore, OverlapPolicy, Schedule, StoreTime, Trigger,
+    Execution, ExecutionStatus, FencingToken, FireKey, HolderId, JobDefinition, JobName, JobPolicy,
+    JobStore, OverlapPolicy, Schedule, StoreTime, Trigger,
 };
 
 /// How old a heartbeat must be before the rescue case abandons its execution. Every other
@@ -200,17 +201,6 @@ pub(super) async fn wait_past(store: &dyn JobStore, at: StoreTime) {
     while store.now().await.expect("store time") <= at {
         assert!(tokio::time::Instant::now() < deadline, "store time never passed {at}");
         tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-pub(super) fn assert_kind(
-    result: Result<impl std::fmt::Debug, baton_core::Error>,
-    kind: ErrorKind,
-    what: &str,
-) {
-    match result {
-        Err(err) => assert_eq!(err.kind(), kind, "{what}: {err}"),
-        Ok(value) => panic!("{what} must fail with {kind}, got {value:?}"),
     }
 }
 
