@@ -79,7 +79,7 @@ async fn settle(
 ) -> anyhow::Result<Settled> {
     let jobs = names.iter().map(JobName::new).collect::<baton::Result<Vec<_>>>()?;
     let node = HolderId::new("bench-cleanup")?;
-    let claim = ClaimParams { node, limit: SETTLE_BATCH, jobs };
+    let claim = ClaimParams { node, limit: SETTLE_BATCH, jobs, ahead: Duration::ZERO };
     let began = Instant::now();
     let mut settled = 0u64;
     loop {

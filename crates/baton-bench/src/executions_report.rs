@@ -38,7 +38,7 @@ fn describe(role: NodeRole, batch: u32, postgres: bool) -> (String, Option<f64>)
     let target = |ratio| postgres.then_some(ratio);
     match role {
         NodeRole::ExecDefault => (
-            "(a) default: Scheduler worker (claim 16), one complete per execution".into(),
+            "(a) default: Scheduler worker (its default claim_batch and max_concurrent)".into(),
             target(1.0),
         ),
         _ => (format!("(b) batched: claim {batch} + complete_batch"), target(3.0)),

@@ -1,8 +1,9 @@
 //! The executions node roles: drain the executions recorded up front for the jobs of one mode,
 //! starting when told to, and report completions as they happen.
 //!
-//! - `exec-default`: a `Scheduler` with the default configuration (its worker claims
-//!   `claim_batch` executions at a time and completes each on its own).
+//! - `exec-default`: a `Scheduler` with the default configuration (its worker claims up to
+//!   `claim_batch` executions for its free slots and records the outcomes that finished
+//!   together with one `complete_batch`).
 //! - `exec-batched`: a minimal worker loop over the `JobStore`: claim up to `--batch`
 //!   executions, run the trivial handler for each, and finish them with `complete_batch`, the
 //!   trait's batched completion as the store implements it (one statement where the store
@@ -54,7 +55,12 @@ pub(crate) async fn run(mut node: Node) -> anyhow::Result<()> {
         scheduler.shutdown().await;
     } else {
         let jobs = names.iter().map(JobName::new).collect::<baton::Result<Vec<_>>>()?;
-        let claim = ClaimParams { node: node.holder.clone(), limit: node.args.batch, jobs };
+        let claim = ClaimParams {
+            node: node.holder.clone(),
+            limit: node.args.batch,
+            jobs,
+            ahead: Duration::ZERO,
+        };
         let mut worker = tokio::spawn(drain(node.jobs.clone(), claim, stop.clone()));
         tokio::select! {
             () = node.until_stop() => {

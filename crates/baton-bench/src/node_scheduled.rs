@@ -1,9 +1,11 @@
-//! The scheduler node roles: a `Scheduler` with the default configuration and the scenario's
-//! jobs, from start to a graceful shutdown.
+//! The scheduler node roles: a `Scheduler` with the scenario's jobs, from start to a graceful
+//! shutdown.
 //!
 //! - `cron`: jobs firing every second whose handler only notes its lag: the store's time when
 //!   the handler starts (estimated from a reading of the store's clock, see `store_clock`)
-//!   less the fire's scheduled instant.
+//!   less the fire's scheduled instant. Each node has a slot per job and claims up to that
+//!   many at once, so that a second's fires can be claimed ahead and start at their instant;
+//!   everything else is the default configuration.
 //! - `idle`: jobs on a yearly cron that does not fire while measured; nothing runs.
 
 use std::convert::Infallible;
@@ -38,7 +40,10 @@ pub(crate) async fn cron(mut node: Node) -> anyhow::Result<()> {
         };
         jobs.push(bench_jobs::cron_job(&run, index, keep, handler)?);
     }
-    serve(&mut node, jobs).await?;
+    let slots = node.args.jobs.clamp(1, 1000);
+    let mut config = SchedulerConfig::new(ElectorConfig::new(node.holder.clone()));
+    (config.max_concurrent, config.claim_batch) = (slots as usize, slots);
+    serve(&mut node, config, jobs).await?;
     let lags = std::mem::take(&mut *lags.lock().unwrap_or_else(|p| p.into_inner()));
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     node.report_window(&mut out)?;
@@ -61,7 +66,8 @@ pub(crate) async fn idle(mut node: Node) -> anyhow::Result<()> {
     let jobs = (0..count)
         .map(|index| bench_jobs::idle_job(&run, count, index, &expression, bench_jobs::nothing))
         .collect::<baton::Result<Vec<_>>>()?;
-    serve(&mut node, jobs).await?;
+    let config = SchedulerConfig::new(ElectorConfig::new(node.holder.clone()));
+    serve(&mut node, config, jobs).await?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     node.report_window(&mut out)?;
     writeln!(out, "{}", Message::End.line())?;
@@ -71,8 +77,7 @@ pub(crate) async fn idle(mut node: Node) -> anyhow::Result<()> {
 
 /// Starts a scheduler with `jobs` (registering them), reports ready, and shuts it down
 /// gracefully when told to stop.
-async fn serve(node: &mut Node, jobs: Vec<Job>) -> anyhow::Result<()> {
-    let config = SchedulerConfig::new(ElectorConfig::new(node.holder.clone()));
+async fn serve(node: &mut Node, config: SchedulerConfig, jobs: Vec<Job>) -> anyhow::Result<()> {
     let mut builder = Scheduler::builder(node.leases.clone(), node.jobs.clone()).config(config);
     for job in jobs {
         builder = builder.job(job);

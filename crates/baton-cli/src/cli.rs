@@ -42,6 +42,11 @@ pub enum Command {
     Executions(ExecutionsCommand),
     /// Check the record for duplicate, missed and late fires.
     Audit(AuditArgs),
+    /// List the cluster's nodes, or their state changes.
+    Nodes(NodesArgs),
+    /// Inspect the batches of partitioned jobs (the nodes that run a job start its batches).
+    #[command(subcommand)]
+    Batch(BatchCommand),
     /// Create or upgrade the backend's schema.
     Migrate(BackendArg),
     /// Run a benchmark scenario.
@@ -229,6 +234,81 @@ pub struct AuditArgs {
     /// Only this job.
     #[arg(long, value_name = "NAME")]
     pub job: Option<String>,
+}
+
+/// Arguments of `baton nodes`: the node listing, or the `changes` subcommand.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct NodesArgs {
+    /// Show the node state history instead of the nodes.
+    #[command(subcommand)]
+    pub command: Option<NodesCommand>,
+    /// Where the store is; required unless a subcommand is given, which takes its own.
+    #[command(flatten)]
+    pub backend: Option<BackendArg>,
+    /// Only nodes in this state (active, unreachable, removed, left).
+    #[arg(long, value_name = "STATE")]
+    pub state: Option<String>,
+    /// Start after this cursor (printed at the end of the previous page).
+    #[arg(long, value_name = "CURSOR")]
+    pub after: Option<String>,
+    /// At most this many records (1 to 1000).
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+}
+
+/// Node subcommands.
+#[derive(Debug, Subcommand)]
+pub enum NodesCommand {
+    /// Show the node state history, oldest first: each change with its reason and the token
+    /// of the incarnation concerned.
+    Changes(NodeChangesArgs),
+}
+
+/// Arguments of `baton nodes changes`.
+#[derive(Debug, Args)]
+pub struct NodeChangesArgs {
+    #[command(flatten)]
+    pub page: PageArgs,
+    /// Only this node's changes.
+    #[arg(long, value_name = "ID")]
+    pub node: Option<String>,
+}
+
+/// Batch subcommands.
+#[derive(Debug, Subcommand)]
+pub enum BatchCommand {
+    /// List batches, oldest first.
+    List(BatchListArgs),
+    /// Show one batch with its partitions and their totals by state.
+    Status(BatchArg),
+}
+
+/// Arguments of `baton batch list`.
+#[derive(Debug, Args)]
+pub struct BatchListArgs {
+    #[command(flatten)]
+    pub page: PageArgs,
+    /// Only this job's batches.
+    #[arg(long, value_name = "NAME")]
+    pub job: Option<String>,
+}
+
+/// One batch, by id.
+#[derive(Debug, Args)]
+pub struct BatchArg {
+    #[command(flatten)]
+    pub backend: BackendArg,
+    /// The batch id, as `baton batch list` prints it.
+    #[arg(value_parser = batch_id)]
+    pub id: i64,
+}
+
+fn batch_id(text: &str) -> Result<i64, String> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| "expected a batch id as `baton batch list` prints it, such as 42".into())
 }
 
 fn duration(text: &str) -> Result<Duration, String> {

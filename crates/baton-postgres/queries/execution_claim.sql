@@ -1,7 +1,14 @@
 -- Claims due executions for a worker in one statement and one commit, deciding each the way
 -- baton_core::job::rules::claim_decision does, oldest due first, as if one after another,
 -- and stopping after the most runs asked for.
---   $1 node, $2 most candidates examined, $3 job names (empty: any job), $4 most started.
+--   $1 node, $2 most candidates examined, $3 job names (empty: any job), $4 most started,
+--   $5 how far ahead (ms) executions not yet due are claimed.
+--
+-- Claiming ahead. Executions falling due within $5 come after the due ones and are started
+-- only where the rules at their due instant could not refuse them (core's
+-- rules::claim_decision): their job is registered, not paused, does not skip them, and allows
+-- overlap or has nothing running and nothing before them in this claim. Otherwise they wait;
+-- they are never settled, and never ask a running execution to stop, before they are due.
 --
 -- Race-freedom. Candidates are locked with SKIP LOCKED, so each is judged by one claimer. The
 -- rows of their jobs whose overlap is not 'allow' are locked too (SKIP LOCKED: a job another
@@ -24,7 +31,8 @@
 -- Answers the started executions (status 'running') and the settled ones, oldest due first,
 -- with the server's clock and the next due instant of the claimed jobs.
 WITH params AS MATERIALIZED (
-    SELECT $1::TEXT AS node, $2::BIGINT AS examined, $3::TEXT[] AS jobs, $4::BIGINT AS startable
+    SELECT $1::TEXT AS node, $2::BIGINT AS examined, $3::TEXT[] AS jobs, $4::BIGINT AS startable,
+           $5::BIGINT AS ahead_ms
 ),
 clock AS MATERIALIZED (
     SELECT baton_now_ms() AS now_ms
@@ -42,7 +50,7 @@ candidates AS MATERIALIZED (
         FROM baton_executions AS e
         LEFT JOIN baton_jobs AS j ON j.name = e.job
         WHERE e.status = 'scheduled'
-          AND e.due_at <= baton_now_ms()
+          AND e.due_at <= baton_now_ms() + (SELECT p.ahead_ms FROM params AS p)
           AND (cardinality((SELECT p.jobs FROM params AS p)) = 0
                OR e.job = ANY ((SELECT p.jobs FROM params AS p)::TEXT[]))
           AND NOT COALESCE(
@@ -101,8 +109,10 @@ judged AS MATERIALIZED (
     -- The rules that need only the job: registered, paused, skip-next, starting deadline.
     -- Candidates of a job another claimer holds, or of a 'buffer-one' job whose row changed
     -- since the snapshot, are left out.
-    SELECT c.id, c.job, c.due_at, j.overlap, j.running_execution, j.row_changed,
+    SELECT c.id, c.job, c.due_at, c.due_at > clock.now_ms AS early, j.overlap,
+           j.running_execution, j.row_changed,
            CASE
+               WHEN c.due_at > clock.now_ms THEN NULL
                WHEN s.name IS NULL OR j.paused THEN 'skipped'
                WHEN c.trigger = 'schedule' AND c.scheduled_at <= j.skip_through THEN 'skipped'
                WHEN clock.now_ms - c.due_at > j.starting_deadline_ms THEN 'missed'
@@ -119,15 +129,19 @@ judged AS MATERIALIZED (
     CROSS JOIN clock
     LEFT JOIN seen AS s ON s.name = c.job
     LEFT JOIN jobs AS j ON j.name = c.job
-    WHERE s.name IS NULL
-       OR (j.name IS NOT NULL AND NOT (j.overlap = 'buffer-one' AND j.row_changed))
+    WHERE (s.name IS NULL AND c.due_at <= clock.now_ms)
+       OR (j.name IS NOT NULL
+           AND NOT (j.overlap = 'buffer-one' AND j.row_changed)
+           AND NOT (c.due_at > clock.now_ms
+                    AND (j.paused OR (c.trigger = 'schedule' AND c.scheduled_at <= j.skip_through)
+                         IS TRUE)))
 ),
 eligible AS MATERIALIZED (
     -- The rest, in claim order per job. running_id is the job's running execution: the one on
     -- the locked row, else any the snapshot shows (started by a trigger, or while the job's
     -- overlap was 'allow'), unless the job row changed since the snapshot (an execution that
     -- the snapshot shows running may have been completed meanwhile).
-    SELECT g.id, g.job, g.due_at, g.overlap,
+    SELECT g.id, g.job, g.due_at, g.early, g.overlap,
            row_number() OVER by_job AS position,
            first_value(g.id) OVER by_job AS first_id,
            CASE WHEN g.overlap <> 'allow' THEN COALESCE(g.running_execution, (
@@ -161,20 +175,22 @@ buffered AS (
 ),
 verdicts AS (
     -- Every judged candidate with its new status (NULL: it waits).
-    SELECT g.id, g.job, g.due_at, g.overlap, g.settle_status AS status, g.detail,
+    SELECT g.id, g.job, g.due_at, g.early, g.overlap, g.settle_status AS status, g.detail,
            NULL::BIGINT AS running_id
     FROM judged AS g
     WHERE g.settle_status IS NOT NULL
     UNION ALL
-    SELECT e.id, e.job, e.due_at, e.overlap,
+    SELECT e.id, e.job, e.due_at, e.early, e.overlap,
            CASE
                WHEN e.overlap = 'allow' OR (e.running_id IS NULL AND e.position = 1)
                    THEN 'running'
+               WHEN e.early THEN NULL
                WHEN e.overlap = 'forbid' THEN 'skipped'
                WHEN e.overlap = 'buffer-one' AND e.id <> b.first_waiting THEN 'skipped'
            END,
            CASE
                WHEN e.overlap = 'allow' OR (e.running_id IS NULL AND e.position = 1) THEN NULL
+               WHEN e.early THEN NULL
                WHEN e.overlap = 'forbid' THEN
                    'overlap=forbid: execution ' || COALESCE(e.running_id, e.first_id)
                    || ' still running'
@@ -203,7 +219,7 @@ actions AS MATERIALIZED (
     SELECT w.id, w.job, w.overlap, w.status, w.detail,
            (w.overlap = 'replace' AND w.status = 'running' AND EXISTS (
                SELECT 1 FROM within AS o
-               WHERE o.job = w.job AND o.id <> w.id AND o.status IS NULL
+               WHERE o.job = w.job AND o.id <> w.id AND o.status IS NULL AND NOT o.early
            )) AS cancel_at_start
     FROM within AS w
     WHERE w.status IS NOT NULL
@@ -219,7 +235,10 @@ changed AS (
             WHEN a.status = 'running' THEN nextval('baton_fencing_tokens')
             ELSE e.token
         END,
-        started_at = CASE WHEN a.status = 'running' THEN clock.now_ms ELSE e.started_at END,
+        started_at = CASE
+            WHEN a.status = 'running' THEN GREATEST(clock.now_ms, e.due_at)
+            ELSE e.started_at
+        END,
         heartbeat_at = CASE WHEN a.status = 'running' THEN clock.now_ms ELSE e.heartbeat_at END,
         finished_at = CASE WHEN a.status = 'running' THEN e.finished_at ELSE clock.now_ms END,
         detail = CASE WHEN a.status = 'running' THEN e.detail ELSE a.detail END,
@@ -254,6 +273,7 @@ to_cancel AS MATERIALIZED (
     WHERE r.id = ANY (ARRAY(
         SELECT w.running_id FROM within AS w
         WHERE w.overlap = 'replace' AND w.status IS NULL AND w.running_id IS NOT NULL
+          AND NOT w.early
     ))
       AND r.token IS NOT NULL
       AND r.finished_at IS NULL

@@ -7,6 +7,16 @@
 WITH clock AS MATERIALIZED (
     SELECT baton_now_ms() AS now_ms
 ),
+locked AS MATERIALIZED (
+    -- The executions' rows in id order, as heartbeats lock them, so that a batched completion
+    -- and a heartbeat of the same worker wait for each other instead of deadlocking.
+    SELECT e.id
+    FROM baton_executions AS e
+    WHERE e.id = ANY ($1::BIGINT[])
+      AND e.finished_at IS NULL
+    ORDER BY e.id
+    FOR NO KEY UPDATE OF e
+),
 done AS (
     UPDATE baton_executions AS e
     SET status = finished.status,
@@ -16,7 +26,7 @@ done AS (
          unnest($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[])
              AS finished (id, token, status, detail)
     WHERE e.id = finished.id
-      AND e.id = ANY ($1::BIGINT[])
+      AND e.id = ANY (ARRAY(SELECT l.id FROM locked AS l))
       AND e.token = finished.token
       AND e.finished_at IS NULL
     RETURNING e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger, e.status,

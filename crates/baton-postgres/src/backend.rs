@@ -8,6 +8,7 @@ use baton_core::{Error, ErrorKind, Result};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection, PgConnection};
 
+use crate::cluster::PostgresClusterStore;
 use crate::connections::Connections;
 use crate::error::connect_error;
 use crate::jobs::PostgresJobStore;
@@ -74,6 +75,11 @@ impl PostgresBackend {
     /// The job store over this pool.
     pub fn jobs(&self) -> PostgresJobStore {
         PostgresJobStore::new(self.connections.clone(), self.options.clone())
+    }
+
+    /// The cluster store over this pool.
+    pub fn cluster(&self) -> PostgresClusterStore {
+        PostgresClusterStore::new(self.connections.clone())
     }
 
     /// Where this backend connects, as `host:port` (or a socket path).

@@ -22,6 +22,7 @@
 
 mod backend;
 mod changes;
+mod cluster;
 mod connections;
 mod due;
 mod error;
@@ -34,6 +35,7 @@ mod row;
 mod url;
 
 pub use backend::PostgresBackend;
+pub use cluster::PostgresClusterStore;
 pub use fence::{FenceError, check_and_bump};
 pub use jobs::PostgresJobStore;
 pub use lease::PostgresLeaseStore;

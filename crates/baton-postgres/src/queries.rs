@@ -70,4 +70,38 @@ queries! {
     EXECUTION_LIST = "execution_list.sql";
     /// Delete a job's executions its retention no longer keeps.
     EXECUTION_PRUNE = "execution_prune.sql";
+    /// Register a node as a new incarnation and rehome its previous incarnation's claims.
+    NODE_REGISTER = "node_register.sql";
+    /// Heartbeat a node and the partitions it holds.
+    NODE_HEARTBEAT = "node_heartbeat.sql";
+    /// Mark a node as left and rehome its partitions.
+    NODE_LEAVE = "node_leave.sql";
+    /// Move silent nodes on and record the changes.
+    NODE_SWEEP = "node_sweep.sql";
+    /// One page of nodes by seq.
+    NODE_LIST = "node_list.sql";
+    /// One page of node state changes by id.
+    NODE_CHANGES = "node_changes.sql";
+    /// Create a batch with all its partitions.
+    BATCH_CREATE = "batch_create.sql";
+    /// Read one batch.
+    BATCH_GET = "batch_get.sql";
+    /// One page of batches by id, filtered.
+    BATCH_LIST = "batch_list.sql";
+    /// Read a batch with the tally of its partitions.
+    BATCH_TALLY = "batch_tally.sql";
+    /// Record a running batch's verdict.
+    BATCH_FINISH = "batch_finish.sql";
+    /// One page of a batch's partitions by id.
+    PARTITION_LIST = "partition_list.sql";
+    /// Claim pending partitions for a node.
+    PARTITION_CLAIM = "partition_claim.sql";
+    /// Save a claimed partition's checkpoint (compare-and-set).
+    PARTITION_CHECKPOINT = "partition_checkpoint.sql";
+    /// Complete a claimed partition (compare-and-set).
+    PARTITION_COMPLETE = "partition_complete.sql";
+    /// Fail a claimed partition (compare-and-set).
+    PARTITION_FAIL = "partition_fail.sql";
+    /// Rehome the partitions of departed nodes.
+    PARTITION_REASSIGN = "partition_reassign.sql";
 }

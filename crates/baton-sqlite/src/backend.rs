@@ -7,6 +7,7 @@ use baton_core::{Error, ErrorKind, Result};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteSynchronous};
 
+use crate::cluster::SqliteClusterStore;
 use crate::error::{classify, is_busy};
 use crate::jobs::SqliteJobStore;
 use crate::lease::SqliteLeaseStore;
@@ -89,6 +90,12 @@ impl SqliteBackend {
     /// write lock and the token counter with [`leases`](Self::leases).
     pub fn jobs(&self) -> SqliteJobStore {
         SqliteJobStore::new(self.write.clone(), self.read.clone(), self.due.clone())
+    }
+
+    /// The cluster store of this database: nodes, partitioned batches and their partitions. It
+    /// shares the write lock and the token counter with [`leases`](Self::leases).
+    pub fn cluster(&self) -> SqliteClusterStore {
+        SqliteClusterStore::new(self.write.clone(), self.read.clone())
     }
 
     /// The absolute path of the database file.

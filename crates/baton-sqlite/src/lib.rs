@@ -44,6 +44,7 @@
 //! them.
 
 mod backend;
+mod cluster;
 mod error;
 pub mod fence;
 mod history;
@@ -57,6 +58,7 @@ mod tx;
 mod url;
 
 pub use backend::SqliteBackend;
+pub use cluster::SqliteClusterStore;
 pub use fence::{FenceError, check_and_bump};
 pub use jobs::SqliteJobStore;
 pub use lease::SqliteLeaseStore;

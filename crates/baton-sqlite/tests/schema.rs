@@ -61,12 +61,16 @@ async fn migrations_are_idempotent_and_recorded_in_a_prefixed_table() {
     assert_eq!(
         ours,
         [
+            "baton_batches",
             "baton_counters",
             "baton_executions",
             "baton_fences",
             "baton_jobs",
             "baton_leader_changes",
             "baton_leases",
+            "baton_node_changes",
+            "baton_nodes",
+            "baton_partitions",
             "baton_schema_migrations"
         ]
     );

@@ -3,6 +3,7 @@
 //! holders and scheduler nodes as separate processes.
 
 pub mod conformance;
+pub mod databases;
 pub mod evented;
 pub mod faults;
 pub mod holder;

@@ -46,7 +46,7 @@ fn node() -> HolderId {
 }
 
 fn claim_params(job: &JobName) -> ClaimParams {
-    ClaimParams { node: node(), limit: 10, jobs: vec![job.clone()] }
+    ClaimParams { node: node(), limit: 10, jobs: vec![job.clone()], ahead: Duration::ZERO }
 }
 
 async fn record(store: &MemoryJobStore, job: &JobName, at: StoreTime, due_at: StoreTime) {

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use baton_core::job::{
     ClaimParams, CompleteParams, ExecutionListParams, MissedFires, NewFire, RecordFiresParams,
 };
@@ -15,40 +14,12 @@ use baton_core::{
     ErrorKind, ExecutionStatus, JobDefinition, JobName, JobPolicy, JobStore, OverlapPolicy,
     Schedule, StoreTime,
 };
-use baton_postgres::PostgresBackend;
 use baton_testkit::conformance::jobs::{JobHarness, unique_job};
 use baton_testkit::conformance::unique_holder;
-use baton_testkit::servers::PostgresServer;
-use sqlx::{Connection, PgConnection};
-use tokio::sync::OnceCell;
+use baton_testkit::databases::PostgresDatabase;
+use sqlx::PgConnection;
 
-/// One server per test case. Every `store()` opens a backend of its own (its own
-/// connections), as a separate process would; the schema is migrated on first use.
-struct Postgres {
-    migrated: OnceCell<()>,
-    server: PostgresServer,
-}
-
-impl Postgres {
-    fn start() -> Self {
-        Postgres { migrated: OnceCell::new(), server: PostgresServer::start() }
-    }
-
-    async fn admin(&self) -> PgConnection {
-        PgConnection::connect(&self.server.url()).await.expect("connect an admin session")
-    }
-}
-
-#[async_trait]
-impl JobHarness for Postgres {
-    async fn store(&self) -> Arc<dyn JobStore> {
-        let backend = PostgresBackend::connect(&self.server.url()).await.expect("connect");
-        self.migrated.get_or_init(|| async { backend.migrate().await.expect("migrate") }).await;
-        Arc::new(backend.jobs())
-    }
-}
-
-baton_testkit::job_conformance!(Postgres::start());
+baton_testkit::job_conformance!(PostgresDatabase::start());
 
 fn register_params(name: &JobName, overlap: OverlapPolicy) -> JobDefinition {
     JobDefinition {
@@ -92,7 +63,7 @@ async fn live(store: &dyn JobStore, job: &JobName) -> usize {
 /// connections, claim and complete them as fast as they can. Whatever the timing, no two
 /// executions of the job ever run at once, and every fire ends in a final status.
 async fn race_claimers(overlap: OverlapPolicy) {
-    let harness = Postgres::start();
+    let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let job = register(&*store, "race", overlap).await;
     let base = past(&*store).await;
@@ -124,7 +95,12 @@ async fn race_claimers(overlap: OverlapPolicy) {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
             loop {
                 assert!(tokio::time::Instant::now() < deadline, "the race never settled");
-                let params = ClaimParams { node: node.clone(), limit: 4, jobs: vec![job.clone()] };
+                let params = ClaimParams {
+                    node: node.clone(),
+                    limit: 4,
+                    jobs: vec![job.clone()],
+                    ahead: Duration::ZERO,
+                };
                 let claimed = store.claim(params).await.expect("claim");
                 for execution in &claimed.running {
                     let now_running = running.fetch_add(1, Ordering::SeqCst) + 1;
@@ -209,7 +185,7 @@ async fn next_xid(admin: &mut PgConnection) -> i64 {
 /// A batch of fires and missed runs is one write transaction, and wakes a listening worker.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_of_fires_is_one_transaction_and_one_wake_up() {
-    let harness = Postgres::start();
+    let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let mut admin = harness.admin().await;
     sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
@@ -254,7 +230,7 @@ async fn a_batch_of_fires_is_one_transaction_and_one_wake_up() {
 /// A claim is one transaction, and so is a completion with its retry.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claim_and_complete_are_one_transaction_each() {
-    let harness = Postgres::start();
+    let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let mut admin = harness.admin().await;
     sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
@@ -273,7 +249,12 @@ async fn claim_and_complete_are_one_transaction_each() {
 
     let node = unique_holder("node");
     let before = next_xid(&mut admin).await;
-    let params = ClaimParams { node: node.clone(), limit: 10, jobs: vec![job.clone()] };
+    let params = ClaimParams {
+        node: node.clone(),
+        limit: 10,
+        jobs: vec![job.clone()],
+        ahead: Duration::ZERO,
+    };
     let claimed = store.claim(params).await.unwrap();
     let after = next_xid(&mut admin).await;
     assert_eq!((claimed.running.len(), claimed.settled.len()), (1, 4));
@@ -297,7 +278,7 @@ async fn claim_and_complete_are_one_transaction_each() {
 /// answers `LeaseLost`, a status that is not final `InvalidInput`, the others complete.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn complete_batch_judges_each_completion_in_one_transaction() {
-    let harness = Postgres::start();
+    let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let mut admin = harness.admin().await;
     sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
@@ -307,7 +288,7 @@ async fn complete_batch_judges_each_completion_in_one_transaction() {
     let fires = (0..4).map(|i| fire(&job, base.saturating_add(Duration::from_secs(i)))).collect();
     store.record_fires(RecordFiresParams { fires, missed: Vec::new() }).await.unwrap();
     let node = unique_holder("node");
-    let params = ClaimParams { node, limit: 10, jobs: vec![job.clone()] };
+    let params = ClaimParams { node, limit: 10, jobs: vec![job.clone()], ahead: Duration::ZERO };
     let running = store.claim(params).await.unwrap().running;
     assert_eq!(running.len(), 4);
     let done = |i: usize, status: ExecutionStatus| CompleteParams {
@@ -348,7 +329,7 @@ async fn complete_batch_judges_each_completion_in_one_transaction() {
 /// due executions of other jobs, even for a claim of one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn waiting_fires_do_not_starve_other_jobs() {
-    let harness = Postgres::start();
+    let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let node = unique_holder("node");
     let base = past(&*store).await;
@@ -357,7 +338,12 @@ async fn waiting_fires_do_not_starve_other_jobs() {
         let job = register(&*store, "blocked", overlap).await;
         let params = RecordFiresParams { fires: vec![fire(&job, base)], missed: Vec::new() };
         store.record_fires(params).await.unwrap();
-        let params = ClaimParams { node: node.clone(), limit: 1, jobs: vec![job.clone()] };
+        let params = ClaimParams {
+            node: node.clone(),
+            limit: 1,
+            jobs: vec![job.clone()],
+            ahead: Duration::ZERO,
+        };
         assert_eq!(store.claim(params.clone()).await.unwrap().running.len(), 1);
         let later = fire(&job, base.saturating_add(Duration::from_secs(1)));
         store
@@ -371,7 +357,7 @@ async fn waiting_fires_do_not_starve_other_jobs() {
     let free = register(&*store, "free", OverlapPolicy::Allow).await;
     let later = fire(&free, base.saturating_add(Duration::from_secs(2)));
     store.record_fires(RecordFiresParams { fires: vec![later], missed: Vec::new() }).await.unwrap();
-    let any = ClaimParams { node: node.clone(), limit: 1, jobs: Vec::new() };
+    let any = ClaimParams { node: node.clone(), limit: 1, jobs: Vec::new(), ahead: Duration::ZERO };
     let claimed = store.claim(any).await.unwrap();
     let jobs: Vec<&JobName> = claimed.running.iter().map(|e| &e.job).collect();
     assert_eq!(jobs, [&free], "the free job's fire runs although older fires wait");
@@ -381,7 +367,7 @@ async fn waiting_fires_do_not_starve_other_jobs() {
 /// reason), durations as the claim rules word them.
 #[tokio::test]
 async fn sql_renderings_match_the_rust_ones() {
-    let harness = Postgres::start();
+    let harness = PostgresDatabase::start();
     let _store = harness.store().await;
     let mut admin = harness.admin().await;
     for ms in [0, 1_500, 1_795_255_200_000, 1_795_255_200_123, 4_102_444_799_999] {

@@ -4,49 +4,18 @@
 //! Every `store()` call opens a separate backend (its own pools and notifier) on one database
 //! file, as separate processes would.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use baton_core::job::{ClaimParams, NewFire, RecordFiresParams};
 use baton_core::{
     AcquireOutcome, AcquireParams, ExecutionStatus, FencingToken, JobDefinition, JobName,
     JobPolicy, JobStore, LeaseStore, OverlapPolicy, Schedule, StoreTime,
 };
-use baton_sqlite::SqliteBackend;
-use baton_testkit::conformance::jobs::{JobHarness, unique_job};
+use baton_testkit::conformance::jobs::unique_job;
 use baton_testkit::conformance::{unique_holder, unique_name};
-use tokio::sync::OnceCell;
+use baton_testkit::databases::SqliteFile;
 
-/// A database file in a temporary directory removed when the harness is dropped.
-struct Sqlite {
-    dir: tempfile::TempDir,
-    migrated: OnceCell<()>,
-}
-
-impl Sqlite {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().expect("temporary directory");
-        Sqlite { dir, migrated: OnceCell::new() }
-    }
-
-    /// Opens a new backend on the file, migrating it the first time.
-    async fn backend(&self) -> SqliteBackend {
-        let url = format!("sqlite://{}", self.dir.path().join("baton.db").display());
-        let backend = SqliteBackend::connect(&url).await.expect("open the database");
-        self.migrated.get_or_init(|| async { backend.migrate().await.expect("migrate") }).await;
-        backend
-    }
-}
-
-#[async_trait]
-impl JobHarness for Sqlite {
-    async fn store(&self) -> Arc<dyn JobStore> {
-        Arc::new(self.backend().await.jobs())
-    }
-}
-
-baton_testkit::job_conformance!(Sqlite::new());
+baton_testkit::job_conformance!(SqliteFile::new());
 
 async fn register(store: &dyn JobStore, prefix: &str) -> JobName {
     let name = unique_job(prefix);
@@ -82,7 +51,7 @@ async fn acquire_token(leases: &dyn LeaseStore) -> FencingToken {
 /// keep growing across both.
 #[tokio::test]
 async fn execution_and_lease_tokens_share_one_counter() {
-    let db = Sqlite::new();
+    let db = SqliteFile::new();
     let backend = db.backend().await;
     let (jobs, leases) = (backend.jobs(), db.backend().await.leases());
     let job = register(&jobs, "tokens").await;
@@ -90,7 +59,12 @@ async fn execution_and_lease_tokens_share_one_counter() {
 
     let before = acquire_token(&leases).await;
     record_due_fire(&jobs, &job).await;
-    let params = ClaimParams { node: node.clone(), limit: 10, jobs: vec![job.clone()] };
+    let params = ClaimParams {
+        node: node.clone(),
+        limit: 10,
+        jobs: vec![job.clone()],
+        ahead: Duration::ZERO,
+    };
     let claimed = jobs.claim(params).await.expect("claim");
     let execution = claimed.running.first().expect("the due fire runs");
     let token = execution.token.expect("a running execution has a token");
@@ -103,7 +77,7 @@ async fn execution_and_lease_tokens_share_one_counter() {
 /// file, as it would a worker in another process; a claim through a third sees it.
 #[tokio::test]
 async fn recorded_fires_wake_workers_of_other_backends() {
-    let db = Sqlite::new();
+    let db = SqliteFile::new();
     let (leader, worker) = (db.backend().await.jobs(), db.backend().await.jobs());
     let mut due = worker.subscribe_due().await.unwrap().expect("SQLite notifies");
     let mut releases = db.backend().await.leases().subscribe().await.unwrap().expect("notifies");
@@ -116,7 +90,12 @@ async fn recorded_fires_wake_workers_of_other_backends() {
     let stray = tokio::time::timeout(Duration::from_millis(200), releases.next()).await;
     assert!(stray.is_err(), "lease waiters never see due wake-ups: {stray:?}");
 
-    let params = ClaimParams { node: unique_holder("node"), limit: 10, jobs: vec![job] };
+    let params = ClaimParams {
+        node: unique_holder("node"),
+        limit: 10,
+        jobs: vec![job],
+        ahead: Duration::ZERO,
+    };
     let claimed = db.backend().await.jobs().claim(params).await.expect("claim");
     assert_eq!(claimed.running.len(), 1);
     assert_eq!(claimed.running[0].status, ExecutionStatus::Running);

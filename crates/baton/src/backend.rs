@@ -2,13 +2,14 @@
 
 use std::sync::Arc;
 
-use baton_core::{Error, JobStore, LeaseStore, Result};
+use baton_core::{ClusterStore, Error, JobStore, LeaseStore, Result};
 
 /// An open connection to one coordination store.
 #[derive(Clone)]
 pub struct Backend {
     leases: Arc<dyn LeaseStore>,
     jobs: Arc<dyn JobStore>,
+    cluster: Arc<dyn ClusterStore>,
     migrator: Migrator,
 }
 
@@ -47,6 +48,7 @@ pub async fn connect(url: &str) -> Result<Backend> {
         "memory" => Ok(Backend {
             leases: Arc::new(baton_core::memory::MemoryLeaseStore::default()),
             jobs: Arc::new(baton_core::memory::MemoryJobStore::new()),
+            cluster: Arc::new(baton_core::memory::MemoryClusterStore::new()),
             migrator: Migrator::Memory,
         }),
         #[cfg(feature = "sqlite")]
@@ -55,6 +57,7 @@ pub async fn connect(url: &str) -> Result<Backend> {
             Ok(Backend {
                 leases: Arc::new(backend.leases()),
                 jobs: Arc::new(backend.jobs()),
+                cluster: Arc::new(backend.cluster()),
                 migrator: Migrator::Sqlite(backend),
             })
         }
@@ -64,6 +67,7 @@ pub async fn connect(url: &str) -> Result<Backend> {
             Ok(Backend {
                 leases: Arc::new(backend.leases()),
                 jobs: Arc::new(backend.jobs()),
+                cluster: Arc::new(backend.cluster()),
                 migrator: Migrator::Postgres(backend),
             })
         }
@@ -101,6 +105,11 @@ impl Backend {
     /// The job store of this backend: job definitions and their executions.
     pub fn jobs(&self) -> Arc<dyn JobStore> {
         self.jobs.clone()
+    }
+
+    /// The cluster store of this backend: nodes, partitioned batches and their partitions.
+    pub fn cluster(&self) -> Arc<dyn ClusterStore> {
+        self.cluster.clone()
     }
 
     /// Whether the store is an embedded file owned by baton (migrated on open by the CLI).

@@ -16,6 +16,7 @@
 //! ```
 
 mod backend;
+pub mod cluster;
 pub mod elector;
 pub mod scheduler;
 

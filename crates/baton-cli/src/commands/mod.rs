@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
+mod age;
 mod audit;
+mod batch;
 mod child;
 mod demo;
 mod exec;
@@ -9,6 +11,7 @@ mod executions;
 mod history;
 mod jobs;
 mod lease;
+mod nodes;
 
 use std::process::ExitCode;
 
@@ -26,6 +29,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Jobs(command) => jobs::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::Executions(command) => executions::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::Audit(args) => audit::run(args).await,
+        Command::Nodes(args) => nodes::run(args).await.map(|()| ExitCode::SUCCESS),
+        Command::Batch(command) => batch::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::Migrate(args) => {
             let backend = connect(&args).await?;
             backend.migrate().await?;

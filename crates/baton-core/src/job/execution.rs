@@ -208,7 +208,8 @@ pub struct Execution {
     pub token: Option<FencingToken>,
     /// When it was recorded (store clock).
     pub created_at: StoreTime,
-    /// When a worker claimed it.
+    /// When it started: when a worker claimed it, or its due instant when the worker claimed
+    /// it ahead of that instant (the worker then starts it at that instant).
     pub started_at: Option<StoreTime>,
     /// The last heartbeat of its worker.
     pub heartbeat_at: Option<StoreTime>,

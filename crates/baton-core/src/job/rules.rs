@@ -32,14 +32,21 @@ pub struct JobState<'a> {
     pub first_waiting: Option<i64>,
 }
 
-/// Decides what a claim at `now` does with the due execution `due`.
+/// Decides what a claim at `now` does with the execution `due`.
 ///
 /// In order: a fire of an unregistered or paused job is skipped; a schedule fire at or before
 /// the job's `skip_through` is skipped (`skip-next`, for fires recorded before the operator
 /// asked); one later than the starting deadline (measured from `due_at`, so that a retry's
 /// backoff does not count against it) is missed; then the overlap policy decides against the
 /// job's running execution.
+///
+/// An execution not yet due (claimed ahead) runs only where that decision at its due instant
+/// could not differ: its job is registered, not paused, does not skip it, and allows overlap
+/// or has nothing running and nothing due waiting; otherwise it waits to be decided when due.
 pub fn claim_decision(due: &Execution, state: JobState<'_>, now: StoreTime) -> ClaimDecision {
+    if due.due_at > now {
+        return claim_ahead_decision(due, state);
+    }
     let Some(job) = state.job else {
         return ClaimDecision::Settle(ExecutionStatus::Skipped, "job is not registered".into());
     };
@@ -82,6 +89,21 @@ pub fn claim_decision(due: &Execution, state: JobState<'_>, now: StoreTime) -> C
             _ => ClaimDecision::Wait,
         },
         _ => ClaimDecision::Run,
+    }
+}
+
+/// The decision for an execution claimed before its due instant: run or wait, never settle.
+fn claim_ahead_decision(ahead: &Execution, state: JobState<'_>) -> ClaimDecision {
+    let Some(job) = state.job.filter(|job| !job.paused) else {
+        return ClaimDecision::Wait;
+    };
+    let skip_next = job.skip_through.is_some_and(|through| ahead.scheduled_at <= through);
+    let free = state.running.is_none() && state.first_waiting.is_none();
+    let allowed = job.definition.policy.overlap == OverlapPolicy::Allow || free;
+    if allowed && !(skip_next && ahead.trigger == Trigger::Schedule) {
+        ClaimDecision::Run
+    } else {
+        ClaimDecision::Wait
     }
 }
 
@@ -236,6 +258,25 @@ mod tests {
         assert_eq!(decide(&buffer, &due(2), Some(&running), 2), ClaimDecision::Wait);
         let third = decide(&buffer, &due(3), Some(&running), 2);
         assert_eq!(third, skipped("overlap=buffer-one: execution 2 already waiting"));
+    }
+
+    #[test]
+    fn a_fire_claimed_ahead_runs_only_where_its_start_cannot_be_refused() {
+        let at = NOW.saturating_add(Duration::from_secs(1));
+        let ahead = Execution { due_at: at, scheduled_at: at, ..due(2) };
+        let running = execution(1, ExecutionStatus::Running, 60);
+        let state = |job, running, first_waiting| JobState { job, running, first_waiting };
+        let (allow, forbid) = (overlap(OverlapPolicy::Allow), overlap(OverlapPolicy::Forbid));
+        let decide_ahead = |state| claim_decision(&ahead, state, NOW);
+        assert_eq!(decide_ahead(state(Some(&forbid), None, None)), ClaimDecision::Run);
+        assert_eq!(decide_ahead(state(Some(&allow), Some(&running), Some(3))), ClaimDecision::Run);
+        assert_eq!(decide_ahead(state(Some(&forbid), Some(&running), None)), ClaimDecision::Wait);
+        assert_eq!(decide_ahead(state(Some(&forbid), None, Some(3))), ClaimDecision::Wait);
+        assert_eq!(decide_ahead(state(None, None, None)), ClaimDecision::Wait, "unregistered");
+        let paused = Job { paused: true, ..allow.clone() };
+        assert_eq!(decide_ahead(state(Some(&paused), None, None)), ClaimDecision::Wait);
+        let skipping = Job { skip_through: Some(at), ..allow.clone() };
+        assert_eq!(decide_ahead(state(Some(&skipping), None, None)), ClaimDecision::Wait);
     }
 
     #[test]

@@ -132,6 +132,12 @@ pub struct ClaimParams {
     pub limit: u32,
     /// Only executions of these jobs (the jobs this worker can run); empty means any job.
     pub jobs: Vec<JobName>,
+    /// Also claim executions falling due within this long after the claim, where their start
+    /// cannot be refused at their due instant: the job is registered, not paused, does not
+    /// skip the fire, and allows overlap or has nothing running or due before it. The worker
+    /// holds such an execution and starts it at its due instant; its `started_at` is that
+    /// instant. Zero claims only due executions.
+    pub ahead: Duration,
 }
 
 /// What a claim did, and when the claiming worker should look again.

@@ -24,7 +24,10 @@ impl Records {
         let mut due: Vec<(StoreTime, i64)> = self
             .executions
             .values()
-            .filter(|e| e.status == ExecutionStatus::Scheduled && e.due_at <= now)
+            .filter(|e| {
+                e.status == ExecutionStatus::Scheduled
+                    && e.due_at <= now.saturating_add(params.ahead)
+            })
             .filter(|e| params.jobs.is_empty() || params.jobs.contains(&e.job))
             .map(|e| (e.due_at, e.id))
             .collect();

@@ -174,7 +174,8 @@ pub(super) fn draft(
     }
 }
 
-/// Marks an execution running on `node` under `token` from `now`.
+/// Marks an execution claimed at `now` running on `node` under `token`, from its due instant
+/// when it was claimed ahead of it.
 pub(super) fn start(
     execution: &mut Execution,
     node: HolderId,
@@ -184,7 +185,7 @@ pub(super) fn start(
     execution.status = ExecutionStatus::Running;
     execution.node = Some(node);
     execution.token = Some(token);
-    execution.started_at = Some(now);
+    execution.started_at = Some(now.max(execution.due_at));
     execution.heartbeat_at = Some(now);
 }
 

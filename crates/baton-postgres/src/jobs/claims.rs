@@ -6,7 +6,7 @@ use baton_core::job::{ClaimParams, Claimed, HeartbeatOutcome, HeartbeatParams};
 use baton_core::page::MAX_PAGE_SIZE;
 use baton_core::{Error, ExecutionStatus, Result};
 
-use super::{PostgresJobStore, internal};
+use super::{PostgresJobStore, internal, millis};
 use crate::queries::{EXECUTION_CLAIM, EXECUTION_HEARTBEAT};
 use crate::row;
 
@@ -58,7 +58,8 @@ impl PostgresJobStore {
             .bind(params.node.as_str())
             .bind(i64::from(window))
             .bind(jobs)
-            .bind(i64::from(startable));
+            .bind(i64::from(startable))
+            .bind(millis(params.ahead));
         let rows = self
             .connections
             .fetch_all(query, || format!("claiming due executions for {}", params.node))

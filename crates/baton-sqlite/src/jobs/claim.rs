@@ -1,7 +1,8 @@
 //! Claiming due executions: the core's `claim_decision` for each, in order, inside one write
 //! transaction.
 //!
-//! Due executions are decided in `(due_at, id)` order until `limit` of them run; executions
+//! Due executions, then those falling due within the claim's `ahead`, are decided in
+//! `(due_at, id)` order until `limit` of them run; executions
 //! that wait or are settled do not count against the limit, so a waiting fire never starves
 //! the others. They are read in chunks of `limit`. For each chunk the transaction reads the
 //! definitions of the chunk's jobs, each job's running execution with the lowest id and the
@@ -32,7 +33,7 @@ pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed>
     let doing = format!("claiming executions for {}", params.node);
     let checked_at = inner.now();
     let waiting = next_due(&inner.read, jobs.as_deref(), &doing).await?;
-    if waiting.is_none_or(|due| due > checked_at) {
+    if waiting.is_none_or(|due| due > checked_at.saturating_add(params.ahead)) {
         return Ok(Claimed { next_due: waiting, ..Claimed::at(checked_at) });
     }
 
@@ -44,7 +45,7 @@ pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed>
     loop {
         let due: Vec<ExecutionRow> =
             sqlx::query_as(include_str!("../../queries/execution_due.sql"))
-                .bind(now.as_millis())
+                .bind(now.saturating_add(params.ahead).as_millis())
                 .bind(jobs.as_deref())
                 .bind(i64::from(limit))
                 .bind(after.0)

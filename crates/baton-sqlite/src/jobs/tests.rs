@@ -131,14 +131,19 @@ async fn batches_cost_one_transaction_and_a_fixed_number_of_statements() {
     assert_eq!(cost, (1, 2), "50 fires: one transaction, a job check and one insert");
 
     let node = HolderId::new("counted-node").unwrap();
-    let claim = store.claim(ClaimParams { node: node.clone(), limit: 50, jobs: vec![job] });
+    let claim = store.claim(ClaimParams {
+        node: node.clone(),
+        limit: 50,
+        jobs: vec![job],
+        ahead: Duration::ZERO,
+    });
     let (claimed, (commits, claim_statements)) = counted.cost(claim).await;
     let running = claimed.unwrap().running;
     assert_eq!(running.len(), 50);
     assert_eq!(commits, 1, "one transaction for the whole claim");
     // The due executions, their jobs, running and waiting executions, the token counter (read
-    // and move up) and one update for every run.
-    assert_eq!(claim_statements, 7, "a fixed number of statements for 50 runs");
+    // and move up), one update for every run, and the next due instant.
+    assert_eq!(claim_statements, 8, "a fixed number of statements for 50 runs");
 
     let executions = running.iter().map(|e| (e.id, e.token.unwrap())).collect();
     let beat = store.heartbeat(HeartbeatParams { node, executions });

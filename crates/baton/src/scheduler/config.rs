@@ -33,6 +33,11 @@ pub struct SchedulerConfig {
     /// they are claimed); resuming it does not bring back a fire recorded as skipped while it
     /// was paused, so a resume takes effect from about `record_ahead` after it.
     pub record_ahead: Duration,
+    /// How long before their instant workers claim fires whose start cannot be refused then
+    /// (see `ClaimParams::ahead`), holding a slot until the instant and starting the handler
+    /// on it, so that fires falling due together start together. A fire claimed ahead runs
+    /// even if its job is paused after the claim. Zero claims fires only once due.
+    pub claim_ahead: Duration,
     /// How often the leader rereads the registered jobs (those registered on other nodes).
     pub reload_interval: Duration,
     /// How often the leader prunes executions by each job's retention.
@@ -58,7 +63,8 @@ impl SchedulerConfig {
             heartbeat_interval: Duration::from_secs(2),
             abandon_after: Duration::from_secs(10),
             poll_interval: Duration::from_secs(30),
-            record_ahead: Duration::from_secs(1),
+            record_ahead: Duration::from_millis(500),
+            claim_ahead: Duration::from_secs(1),
             reload_interval: Duration::from_secs(30),
             prune_interval: Duration::from_secs(60),
             shutdown_grace: Duration::from_secs(30),
@@ -92,11 +98,14 @@ impl SchedulerConfig {
                 self.heartbeat_interval * 3
             )));
         }
-        if self.record_ahead > Duration::from_secs(60) {
-            return Err(Error::invalid_input(format!(
-                "invalid record_ahead {:?}: expected at most 60s",
-                self.record_ahead
-            )));
+        for (what, value) in
+            [("record_ahead", self.record_ahead), ("claim_ahead", self.claim_ahead)]
+        {
+            if value > Duration::from_secs(60) {
+                return Err(Error::invalid_input(format!(
+                    "invalid {what} {value:?}: expected at most 60s"
+                )));
+            }
         }
         for (what, value) in [
             ("heartbeat_interval", self.heartbeat_interval),

@@ -25,6 +25,11 @@ impl StoreClock {
         StoreClock { store, local }
     }
 
+    /// How long ago the reading was taken.
+    pub(crate) fn age(&self) -> std::time::Duration {
+        self.local.elapsed()
+    }
+
     /// The store's time now, estimated from the reading.
     pub(crate) fn now(&self) -> StoreTime {
         self.store.saturating_add(self.local.elapsed())

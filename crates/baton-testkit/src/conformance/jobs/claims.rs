@@ -3,12 +3,48 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
-use baton_core::job::NewFire;
-use baton_core::{ExecutionStatus, FencingToken, HolderId, OverlapPolicy};
+use baton_core::job::{ClaimParams, NewFire};
+use baton_core::{ExecutionStatus, FencingToken, HolderId, JobName, OverlapPolicy};
 
 use super::JobHarness;
 use super::support::*;
 use crate::conformance::unique_holder;
+
+/// A claim with `ahead` also takes executions not yet due whose start cannot be refused at
+/// their instant, starting them at that instant; one of a job that has an execution running
+/// or is paused waits (it is never settled before it is due).
+pub async fn claims_ahead_only_what_cannot_be_refused(h: &dyn JobHarness) {
+    let store = h.store().await;
+    let forbid = register(&*store, "ahead-forbid", overlap(OverlapPolicy::Forbid)).await;
+    let allowing = register(&*store, "ahead-allow", allow()).await;
+    let paused = register(&*store, "ahead-paused", allow()).await;
+    let node = unique_holder("node");
+    let now = store.now().await.expect("store time");
+    let (soon, later) = (plus(now, 600), plus(now, 1_200));
+    let fires =
+        [(&forbid, soon), (&forbid, later), (&allowing, soon), (&allowing, later), (&paused, soon)];
+    record(&*store, fires.iter().map(|(job, at)| fire(job, *at)).collect()).await;
+    // Paused once recorded: a fire of a job paused when it is recorded is skipped at once.
+    store.job_set_paused(&paused, true).await.expect("pause");
+    let hour = Duration::from_secs(3_600);
+    let ahead = |job: &JobName| ClaimParams { ahead: hour, ..claim_params(&node, job, 10) };
+
+    let claimed = store.claim(ahead(&forbid)).await.expect("claim ahead");
+    assert_eq!(times(&claimed.running), [soon], "the first fire of a free forbid job");
+    assert_eq!(claimed.settled, Vec::new(), "nothing is settled before it is due");
+    assert_eq!(claimed.running[0].started_at, Some(soon), "it starts at its instant");
+    assert_eq!(claimed.next_due, Some(later), "the second waits for the first");
+    let again = store.claim(ahead(&forbid)).await.expect("claim ahead again");
+    assert!(again.running.is_empty() && again.settled.is_empty(), "{again:?}");
+
+    let claimed = store.claim(ahead(&allowing)).await.expect("claim ahead");
+    assert_eq!(times(&claimed.running), [soon, later], "overlap allow never refuses");
+    let claimed = store.claim(ahead(&paused)).await.expect("claim ahead");
+    assert!(claimed.running.is_empty() && claimed.settled.is_empty(), "{claimed:?}");
+    assert_eq!(claimed.next_due, Some(soon));
+    let due_only = store.claim(claim_params(&node, &allowing, 10)).await.expect("claim");
+    assert!(due_only.running.is_empty(), "without ahead nothing is claimed before it is due");
+}
 
 /// Eight workers, each on its own handle, claim 200 due executions at once: each is claimed
 /// exactly once, under a token of its own, and each worker's tokens grow claim by claim (I6).

@@ -42,6 +42,7 @@ macro_rules! job_conformance {
             record_fires_is_idempotent_and_counts_only_inserts,
             racing_leaders_record_each_fire_once,
             racing_workers_claim_each_execution_once,
+            claims_ahead_only_what_cannot_be_refused,
             claim_takes_its_jobs_due_executions_oldest_due_first,
             a_paused_job_skips_its_fires,
             skip_through_skips_exactly_the_fires_up_to_it,

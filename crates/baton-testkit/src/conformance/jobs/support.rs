@@ -76,7 +76,7 @@ pub(super) async fn record_each(store: &dyn JobStore, job: &JobName, at: &[Store
 }
 
 pub(super) fn claim_params(node: &HolderId, job: &JobName, limit: u32) -> ClaimParams {
-    ClaimParams { node: node.clone(), limit, jobs: vec![job.clone()] }
+    ClaimParams { node: node.clone(), limit, jobs: vec![job.clone()], ahead: Duration::ZERO }
 }
 
 /// Claims the case's due executions of `job`.

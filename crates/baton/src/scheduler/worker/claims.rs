@@ -2,12 +2,16 @@
 //! instant the claim reported, a notification, or the poll interval, whichever comes first.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use baton_core::job::{ClaimParams, Claimed, DueChanges};
 use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use super::Worker;
+
+/// How long the worker trusts its own reading of the store's clock.
+const CLOCK_REFRESH: Duration = Duration::from_secs(30);
 use crate::scheduler::store_clock::StoreClock;
 
 impl Worker {
@@ -69,6 +73,7 @@ impl Worker {
             node: self.node.clone(),
             limit: u32::try_from(asked).unwrap_or(u32::MAX),
             jobs: self.jobs.keys().cloned().collect(),
+            ahead: self.config.claim_ahead,
         };
         let sent = Instant::now();
         let claimed = self.store.claim(params).await?;
@@ -77,27 +82,60 @@ impl Worker {
                 detail = settled.detail.as_deref().unwrap_or(""), "execution settled without running");
         }
         let full = claimed.running.len() >= asked;
-        let wake = self.next_wake(&claimed, Instant::now());
+        let ahead = claimed.running.iter().any(|execution| execution.due_at > claimed.now);
+        let clock = self.clock(&claimed, Instant::now(), ahead).await;
+        let wake = self.next_wake(&claimed, &clock);
         for execution in claimed.running {
-            self.start(execution, sent);
+            // One claimed ahead of its instant starts at that instant.
+            let start_at =
+                (execution.due_at > claimed.now).then(|| clock.local_instant(execution.due_at));
+            self.start(execution, sent, start_at);
         }
         Ok((!full).then_some(wake))
     }
 
-    /// When to claim again after a claim that took all it could: at the next due instant
-    /// (mapped onto the local clock from the store's, read before the answer was `received`,
-    /// so that the worker wakes at or just after it), capped by the poll interval. An
-    /// execution already due that the claim left is waiting on its job's overlap policy or
-    /// being judged by another claimer; the worker then looks again after a heartbeat
-    /// interval rather than at once, so it never spins.
-    fn next_wake(&self, claimed: &Claimed, received: Instant) -> Instant {
-        let poll = received + self.config.poll_interval;
+    /// How to map store instants onto the local clock after a claim answered at `received`.
+    ///
+    /// A claim's time pairs with its answer only roughly: the store read its clock as it
+    /// started deciding, up to the whole claim earlier, so timers set from that pairing fire
+    /// late by as much (tens of milliseconds for a large claim). That is good enough to know
+    /// when to claim again, but a fire claimed ahead must start on its instant, so then the
+    /// worker keeps a reading of the store's clock of its own (placed at the middle of a short
+    /// round trip), taken again when older than [`CLOCK_REFRESH`].
+    async fn clock(&self, claimed: &Claimed, received: Instant, ahead: bool) -> StoreClock {
+        let rough = StoreClock::pairing(claimed.now, received);
+        let mut reading = *self.clock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let stale = reading.is_none_or(|clock| clock.age() > CLOCK_REFRESH);
+        if ahead && stale {
+            match StoreClock::read(&*self.store).await {
+                Ok(fresh) => {
+                    reading = Some(fresh);
+                    *self.clock.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = reading;
+                }
+                Err(err) => tracing::warn!(%err, "reading the store's clock failed"),
+            }
+        }
+        reading.filter(|clock| clock.age() <= CLOCK_REFRESH).unwrap_or(rough)
+    }
+
+    /// When to claim again after a claim that took all it could, capped by the poll interval:
+    /// `claim_ahead` before the next due instant, so that it is claimed ahead; at that instant
+    /// when it is closer than that (the claim left it to be decided when due). An execution
+    /// already due that the claim left is waiting on its job's overlap policy or being judged
+    /// by another claimer; the worker then looks again after a heartbeat interval rather than
+    /// at once, so it never spins.
+    fn next_wake(&self, claimed: &Claimed, clock: &StoreClock) -> Instant {
+        let poll = Instant::now() + self.config.poll_interval;
+        let ahead = self.config.claim_ahead;
         match claimed.next_due {
             None => poll,
             Some(next) if next <= claimed.now => {
-                poll.min(received + self.config.heartbeat_interval)
+                poll.min(Instant::now() + self.config.heartbeat_interval)
             }
-            Some(next) => poll.min(StoreClock::pairing(claimed.now, received).local_instant(next)),
+            Some(next) if next <= claimed.now.saturating_add(ahead) => {
+                poll.min(clock.local_instant(next))
+            }
+            Some(next) => poll.min(clock.local_instant(next).checked_sub(ahead).unwrap_or(poll)),
         }
     }
 }

@@ -3,15 +3,20 @@
 //! idle one waits for none.
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use baton_core::ErrorKind;
 use baton_core::job::CompleteParams;
 use baton_core::schedule::JobName;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::time::sleep;
 
-use super::Worker;
+use super::{StopReason, Worker};
 
 /// The most outcomes recorded in one call.
 const BATCH: usize = 256;
+/// How long the loop waits before recording again outcomes whose recording failed.
+const RETRY: Duration = Duration::from_millis(200);
 
 /// A finished handler's outcome, with the slot it holds until the outcome is sent to the
 /// store, so that outcomes waiting to be recorded never outnumber the slots.
@@ -30,23 +35,61 @@ impl Worker {
         let mut finished = Vec::with_capacity(BATCH);
         while outcomes.recv_many(&mut finished, BATCH).await > 0 {
             // The slots are returned as the call goes out, so that the next claim overlaps it.
-            let (jobs, batch): (Vec<_>, Vec<_>) = finished
+            let mut pending: Vec<(JobName, CompleteParams)> = finished
                 .drain(..)
                 .map(|done| {
                     drop(done.slot);
                     (done.job, done.params)
                 })
-                .unzip();
+                .collect();
             self.freed.notify_one();
-            let ids: Vec<i64> = batch.iter().map(|params| params.id).collect();
-            let results = self.store.complete_batch(batch).await;
-            let mut running = self.running();
-            for ((id, job), result) in ids.into_iter().zip(jobs).zip(results) {
-                running.remove(&id);
-                if let Err(err) = result {
-                    tracing::warn!(%job, execution = id, %err, "recording the outcome failed");
+            while !pending.is_empty() {
+                pending = self.record(pending).await;
+                if !pending.is_empty() {
+                    sleep(RETRY).await;
                 }
             }
         }
     }
+
+    /// Records outcomes in one call, and answers those to try again: the ones that failed for
+    /// a reason that may pass (the store unreachable, a deadlock) and that this node still
+    /// runs, heartbeating them meanwhile, until their local deadline. A stale token is final:
+    /// the execution is no longer this node's.
+    async fn record(
+        &self,
+        pending: Vec<(JobName, CompleteParams)>,
+    ) -> Vec<(JobName, CompleteParams)> {
+        let batch = pending.iter().map(|(_, params)| params.clone()).collect();
+        let results = self.store.complete_batch(batch).await;
+        let mut running = self.running();
+        let mut again = Vec::new();
+        for ((job, params), result) in pending.into_iter().zip(results) {
+            let id = params.id;
+            match result {
+                Ok(_) => {
+                    running.remove(&id);
+                }
+                Err(err) => {
+                    let ours = running.get(&id).is_some_and(|run| {
+                        run.reason != Some(StopReason::Lost)
+                            && run.confirmed.elapsed() <= self.local_deadline()
+                    });
+                    if ours && transient(&err) {
+                        tracing::warn!(%job, execution = id, %err, "recording the outcome failed, retrying");
+                        again.push((job, params));
+                    } else {
+                        running.remove(&id);
+                        tracing::warn!(%job, execution = id, %err, "recording the outcome failed");
+                    }
+                }
+            }
+        }
+        again
+    }
+}
+
+/// Whether a failed call may succeed if tried again.
+fn transient(err: &baton_core::Error) -> bool {
+    matches!(err.kind(), ErrorKind::Unavailable | ErrorKind::Timeout | ErrorKind::Conflict)
 }

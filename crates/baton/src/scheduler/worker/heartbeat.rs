@@ -15,7 +15,7 @@ impl Worker {
     /// execution whose last confirmed heartbeat is older than the local deadline: it stops
     /// before the leader can abandon it and start a retry elsewhere (I3).
     pub(crate) async fn heartbeat_loop(self: Arc<Self>, stop: CancellationToken) {
-        let deadline = self.config.abandon_after.mul_f64(0.6);
+        let deadline = self.local_deadline();
         loop {
             tokio::select! {
                 () = stop.cancelled() => return,

@@ -20,6 +20,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::store_clock::StoreClock;
 use super::{Job, SchedulerConfig};
 use completion::Finished;
 
@@ -57,6 +58,8 @@ pub(crate) struct Worker {
     /// Where handlers send their outcomes; taken (closing the channel) once the last handler
     /// has finished during shutdown.
     outcomes: Mutex<Option<mpsc::UnboundedSender<Finished>>>,
+    /// The worker's last reading of the store's clock, for starting fires claimed ahead.
+    clock: Mutex<Option<StoreClock>>,
 }
 
 impl Worker {
@@ -78,12 +81,20 @@ impl Worker {
             freed: Notify::new(),
             handlers: TaskTracker::new(),
             outcomes: Mutex::new(Some(outcomes)),
+            clock: Mutex::new(None),
         };
         (worker, received)
     }
 
     fn running(&self) -> MutexGuard<'_, HashMap<i64, Running>> {
         self.running.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// How long after the send time of its last confirmed call this node may still act on an
+    /// execution: 6/10 of `abandon_after`, so that it stops before the leader can abandon the
+    /// execution and a retry can start elsewhere.
+    fn local_deadline(&self) -> std::time::Duration {
+        self.config.abandon_after.mul_f64(0.6)
     }
 
     fn stop(&self, ids: &[i64], reason: StopReason) {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use baton_core::job::CompleteParams;
 use baton_core::{Execution, ExecutionStatus, FencingToken};
-use tokio::time::{Instant, sleep};
+use tokio::time::{Instant, sleep, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use super::completion::Finished;
@@ -13,8 +13,14 @@ use super::{Running, StopReason, Worker};
 use crate::scheduler::JobContext;
 
 impl Worker {
-    /// Starts the handler of a claimed execution in a slot of its own.
-    pub(super) fn start(self: &Arc<Self>, execution: Execution, claimed: Instant) {
+    /// Starts the handler of a claimed execution in a slot of its own, at `start_at` when it
+    /// was claimed ahead of its due instant.
+    pub(super) fn start(
+        self: &Arc<Self>,
+        execution: Execution,
+        claimed: Instant,
+        start_at: Option<Instant>,
+    ) {
         let Some(token) = execution.token else {
             tracing::error!(execution = execution.id, "claimed execution has no token");
             return;
@@ -36,7 +42,7 @@ impl Worker {
         );
         let worker = self.clone();
         self.handlers.spawn(async move {
-            match worker.execute(&execution, token, cancel).await {
+            match worker.execute(&execution, token, cancel, start_at).await {
                 Some((status, detail)) => {
                     let params = CompleteParams { id: execution.id, token, status, detail };
                     // The channel closes only after every handler has finished.
@@ -59,11 +65,18 @@ impl Worker {
         execution: &Execution,
         token: FencingToken,
         cancel: CancellationToken,
+        start_at: Option<Instant>,
     ) -> Option<(ExecutionStatus, Option<String>)> {
         let Some(job) = self.jobs.get(&execution.job) else {
             self.running().remove(&execution.id);
             return None;
         };
+        if let Some(start_at) = start_at {
+            tokio::select! {
+                () = sleep_until(start_at) => {}
+                () = cancel.cancelled() => return self.stop_outcome(execution),
+            }
+        }
         let timeout = job.definition.policy.timeout;
         let ctx = JobContext::new(execution, token, timeout, cancel.clone());
         let mut handler = job.handler.run(ctx);

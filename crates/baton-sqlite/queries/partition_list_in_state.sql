@@ -1,0 +1,7 @@
+-- A page of the partitions of batch ?1 in state ?4 after id ?2, at most ?3 rows, by id.
+SELECT id, batch, key, params, transferable, state, node, token, checkpoint, result, attempts,
+       progress, created_at, claimed_at, heartbeat_at, finished_at, error
+FROM baton_partitions
+WHERE batch = ?1 AND state = ?4 AND id > ?2
+ORDER BY id
+LIMIT ?3

@@ -1,0 +1,100 @@
+//! Collecting a node's configuration and jobs, and starting it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use baton_core::cluster::ClusterStore;
+use baton_core::{Error, LeaseStore, Result};
+use tokio_util::sync::CancellationToken;
+
+use super::leader::Leader;
+use super::stage::Stage;
+use super::worker::{Jobs, Worker};
+use super::{Cluster, ClusterConfig, PartitionedJob};
+use crate::Elector;
+
+/// Collects the configuration and partitioned jobs of a [`Cluster`] node.
+#[must_use = "a cluster builder does nothing until `start`"]
+pub struct ClusterBuilder {
+    leases: Arc<dyn LeaseStore>,
+    store: Arc<dyn ClusterStore>,
+    config: ClusterConfig,
+    jobs: Vec<PartitionedJob>,
+}
+
+impl std::fmt::Debug for ClusterBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterBuilder")
+            .field("config", &self.config)
+            .field("jobs", &self.jobs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClusterBuilder {
+    pub(super) fn new(leases: Arc<dyn LeaseStore>, store: Arc<dyn ClusterStore>) -> Self {
+        ClusterBuilder { leases, store, config: ClusterConfig::default(), jobs: Vec::new() }
+    }
+
+    /// Replaces the default configuration.
+    pub fn config(mut self, config: ClusterConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Adds a partitioned job this node can start and run partitions of.
+    pub fn partitioned(mut self, job: PartitionedJob) -> Self {
+        self.jobs.push(job);
+        self
+    }
+
+    /// Validates the configuration, registers the node as a new incarnation, and starts
+    /// heartbeating, claiming partitions and campaigning for the cluster leadership.
+    pub async fn start(self) -> Result<Cluster> {
+        self.config.validate()?;
+        let thresholds = self.config.thresholds()?;
+        let jobs = Arc::new(index(self.jobs)?);
+        let halt = CancellationToken::new();
+        let worker =
+            Worker::register(self.store.clone(), self.config.clone(), jobs.clone(), halt.clone());
+        let worker = Arc::new(worker.await?);
+        let elector = Elector::new(self.leases, self.config.elector.clone())?;
+        let campaign = elector.campaign(self.config.lease.clone());
+        let leadership = campaign.watch();
+        let (claiming, beating, leading) =
+            (Stage::new(&halt), Stage::new(&halt), Stage::new(&halt));
+        claiming.spawn(|stop| worker.clone().claim_loop(stop));
+        beating.spawn(|stop| worker.clone().heartbeat_loop(stop));
+        let leader = Leader {
+            store: self.store,
+            jobs: jobs.clone(),
+            thresholds,
+            callbacks: leading.tracker(),
+        };
+        leading.spawn(|stop| leader.lead(campaign, stop));
+        Ok(Cluster {
+            worker,
+            jobs,
+            elector,
+            leadership,
+            claiming,
+            beating,
+            leading,
+            _halt: halt.drop_guard(),
+        })
+    }
+}
+
+/// The jobs by name; a name given twice is refused.
+fn index(jobs: Vec<PartitionedJob>) -> Result<Jobs> {
+    let mut indexed = HashMap::with_capacity(jobs.len());
+    for job in jobs {
+        if let Some(twice) = indexed.insert(job.name.clone(), job) {
+            return Err(Error::invalid_input(format!(
+                "partitioned job {} registered twice: expected each job once per node",
+                twice.name
+            )));
+        }
+    }
+    Ok(indexed)
+}
