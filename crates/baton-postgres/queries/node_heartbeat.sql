@@ -3,6 +3,7 @@
 -- under the token given with the same time and its progress.
 --   $1 node id, $2 the token of its incarnation, $3 load, $4 partition ids, $5 their claims'
 --   tokens, $6 their progress (pairwise arrays).
+-- Progress only grows: a heartbeat that waited behind a checkpoint must not set it back.
 --
 -- Races. The node is stamped only while active under its token: a registration, leave or sweep
 -- that commits first leaves it unchanged and nothing is answered. Its partitions are locked in
@@ -39,7 +40,7 @@ held AS MATERIALIZED (
 stamped AS (
     UPDATE baton_partitions AS p
     SET heartbeat_at = c.now_ms,
-        progress = beat.progress
+        progress = GREATEST(p.progress, beat.progress)
     FROM clock AS c,
          unnest($4::BIGINT[], $5::BIGINT[], $6::BIGINT[]) AS beat (id, token, progress)
     WHERE p.id = beat.id

@@ -22,6 +22,7 @@
 
 mod backend;
 mod changes;
+mod checkpoint;
 mod cluster;
 mod connections;
 mod due;
@@ -35,6 +36,7 @@ mod row;
 mod url;
 
 pub use backend::PostgresBackend;
+pub use checkpoint::checkpoint_in;
 pub use cluster::PostgresClusterStore;
 pub use fence::{FenceError, check_and_bump};
 pub use jobs::PostgresJobStore;

@@ -104,4 +104,6 @@ queries! {
     PARTITION_FAIL = "partition_fail.sql";
     /// Rehome the partitions of departed nodes.
     PARTITION_REASSIGN = "partition_reassign.sql";
+    /// Save a claimed partition's checkpoint (compare-and-set) in the caller's transaction.
+    PARTITION_CHECKPOINT_IN = "partition_checkpoint_in.sql";
 }

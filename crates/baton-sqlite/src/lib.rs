@@ -44,6 +44,7 @@
 //! them.
 
 mod backend;
+mod checkpoint;
 mod cluster;
 mod error;
 pub mod fence;
@@ -58,6 +59,7 @@ mod tx;
 mod url;
 
 pub use backend::SqliteBackend;
+pub use checkpoint::checkpoint_in;
 pub use cluster::SqliteClusterStore;
 pub use fence::{FenceError, check_and_bump};
 pub use jobs::SqliteJobStore;

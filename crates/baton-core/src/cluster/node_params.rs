@@ -33,7 +33,8 @@ pub struct PartitionBeat {
     pub id: i64,
     /// The token of its claim.
     pub token: FencingToken,
-    /// Units of work done so far.
+    /// Units of work done so far; the stored progress only grows (a smaller value, from a
+    /// heartbeat sent before a checkpoint, leaves it as it is).
     pub progress: u64,
 }
 

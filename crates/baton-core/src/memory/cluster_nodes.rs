@@ -60,7 +60,7 @@ impl ClusterRecords {
             match self.claimed(beat.id, beat.token) {
                 Ok(partition) if partition.node.as_ref() == Some(&node.id) => {
                     partition.heartbeat_at = Some(now);
-                    partition.progress = beat.progress;
+                    partition.progress = partition.progress.max(beat.progress);
                 }
                 _ => lost.push(beat.id),
             }

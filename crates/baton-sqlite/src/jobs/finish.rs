@@ -7,7 +7,7 @@ use baton_core::job::rules;
 use baton_core::job::{
     CompleteParams, Completed, HeartbeatOutcome, HeartbeatParams, RescueParams, Rescued,
 };
-use baton_core::{Error, Execution, ExecutionStatus, Job, Result, StoreTime};
+use baton_core::{Error, ErrorKind, Execution, ExecutionStatus, Job, Result, StoreTime};
 use sqlx::SqliteConnection;
 
 use super::rows::{self, ExecutionRow, duration_millis};
@@ -55,50 +55,93 @@ pub(super) async fn heartbeat(inner: &Inner, params: HeartbeatParams) -> Result<
     Ok(outcome)
 }
 
-/// Finishes a running execution (compare-and-set on its token) and records the retry its job's
-/// policy calls for, in one transaction.
+/// Finishes a running execution (compare-and-set on its token) and records the retry its
+/// policy calls for, in one write transaction.
 pub(super) async fn complete(inner: &Inner, params: CompleteParams) -> Result<Completed> {
-    if !matches!(
-        params.status,
-        ExecutionStatus::Succeeded
-            | ExecutionStatus::Failed
-            | ExecutionStatus::TimedOut
-            | ExecutionStatus::Cancelled
-    ) {
-        return Err(Error::invalid_input(format!(
-            "invalid status {} to complete execution {} with: expected succeeded, failed, \
-             timed_out or cancelled",
-            params.status, params.id
-        )));
+    complete_batch(inner, vec![params]).await.pop().unwrap_or_else(|| {
+        Err(Error::new(ErrorKind::Internal, "a completion answered nothing".to_string()))
+    })
+}
+
+/// Finishes several running executions in one write transaction (one commit, one sync), each
+/// judged on its own: a stale token or a status that is not final answers its own error. A
+/// failure of the transaction itself is every completion's error.
+pub(super) async fn complete_batch(
+    inner: &Inner,
+    batch: Vec<CompleteParams>,
+) -> Vec<Result<Completed>> {
+    let size = batch.len();
+    match complete_in_one(inner, batch).await {
+        Ok(results) => results,
+        Err(err) => (0..size).map(|_| Err(Error::new(err.kind(), err.to_string()))).collect(),
     }
-    let doing = format!("completing execution {}", params.id);
+}
+
+async fn complete_in_one(
+    inner: &Inner,
+    batch: Vec<CompleteParams>,
+) -> Result<Vec<Result<Completed>>> {
+    let doing = format!("completing {} executions", batch.len());
     let mut tx = tx::begin(&inner.write, &doing).await?;
     let now = inner.now();
-    let row: Option<ExecutionRow> =
-        sqlx::query_as(include_str!("../../queries/execution_complete.sql"))
-            .bind(params.id)
-            .bind(params.token.to_store())
-            .bind(params.status.as_str())
-            .bind(params.detail.as_deref())
-            .bind(now.as_millis())
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(|err| from_sqlx(&doing, err))?;
-    let Some(row) = row else {
+    let mut finished: Vec<Result<Execution>> = Vec::with_capacity(batch.len());
+    for params in &batch {
+        if let Err(err) = check_final(params) {
+            finished.push(Err(err));
+            continue;
+        }
+        let row: Option<ExecutionRow> =
+            sqlx::query_as(include_str!("../../queries/execution_complete.sql"))
+                .bind(params.id)
+                .bind(params.token.to_store())
+                .bind(params.status.as_str())
+                .bind(params.detail.as_deref())
+                .bind(now.as_millis())
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(|err| from_sqlx(&doing, err))?;
+        finished.push(match row {
+            Some(row) => row.into_execution(),
+            None => Err(Error::lease_lost(format!(
+                "execution {} is no longer running under token {}",
+                params.id, params.token
+            ))),
+        });
+    }
+    let done: Vec<Execution> = finished.iter().filter_map(|r| r.as_ref().ok().cloned()).collect();
+    let retries = if done.is_empty() {
         tx::finish_unchanged(tx).await;
-        return Err(Error::lease_lost(format!(
-            "execution {} is no longer running under token {}",
-            params.id, params.token
-        )));
+        Vec::new()
+    } else {
+        let retries = record_retries(&mut tx, &done, now, &doing).await?;
+        tx::commit(tx, &doing).await?;
+        retries
     };
-    let execution = row.into_execution()?;
-    let mut retries =
-        record_retries(&mut tx, std::slice::from_ref(&execution), now, &doing).await?;
-    tx::commit(tx, &doing).await?;
     if !retries.is_empty() {
         inner.wake_workers();
     }
-    Ok(Completed { execution, retry: retries.pop() })
+    let retry_of = |execution: &Execution| {
+        retries.iter().find(|r| r.job == execution.job && r.fire_key == execution.fire_key).cloned()
+    };
+    Ok(finished
+        .into_iter()
+        .map(|result| result.map(|execution| Completed { retry: retry_of(&execution), execution }))
+        .collect())
+}
+
+/// Checks that a completion's status is final.
+fn check_final(params: &CompleteParams) -> Result<()> {
+    match params.status {
+        ExecutionStatus::Succeeded
+        | ExecutionStatus::Failed
+        | ExecutionStatus::TimedOut
+        | ExecutionStatus::Cancelled => Ok(()),
+        status => Err(Error::invalid_input(format!(
+            "invalid status {status} to complete execution {} with: expected succeeded, failed, \
+             timed_out or cancelled",
+            params.id
+        ))),
+    }
 }
 
 /// Asks an execution to stop, in one statement: a running one is flagged for its worker, a

@@ -117,6 +117,10 @@ impl JobStore for SqliteJobStore {
         finish::complete(&self.inner, params).await
     }
 
+    async fn complete_batch(&self, batch: Vec<CompleteParams>) -> Vec<Result<Completed>> {
+        finish::complete_batch(&self.inner, batch).await
+    }
+
     async fn request_cancel(&self, id: i64) -> Result<bool> {
         finish::request_cancel(&self.inner, id).await
     }

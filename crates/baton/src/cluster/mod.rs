@@ -84,6 +84,7 @@
 //! is refused.
 
 mod builder;
+mod chunks;
 mod config;
 mod context;
 mod job;
@@ -105,6 +106,9 @@ pub use baton_core::cluster::{
     PartitionState, Strategy,
 };
 pub use builder::ClusterBuilder;
+pub use chunks::{
+    Chunk, ChunkWriter, ChunkedStep, Committed, ItemProcessor, ItemReader, ReadPosition, StepError,
+};
 pub use config::ClusterConfig;
 pub use context::PartitionContext;
 pub use job::{
