@@ -2,11 +2,15 @@
 //! a TCP fault proxy, fenced ledgers with their checkers, and fault scenarios with lease
 //! holders and scheduler nodes as separate processes.
 
+pub mod cluster_faults;
+pub mod cluster_node;
 pub mod conformance;
 pub mod databases;
 pub mod evented;
 pub mod faults;
+pub mod gate;
 pub mod holder;
+pub mod item_ledger;
 pub mod job_ledger;
 pub mod ledger;
 pub mod node;

@@ -168,9 +168,16 @@ pub(super) async fn request_cancel(inner: &Inner, id: i64) -> Result<bool> {
 /// their retries: one transaction of up to four statements.
 pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescued> {
     let doing = "rescuing executions whose worker stopped heartbeating";
+    let stale_after = duration_millis(params.stale_after);
+    // Nothing stale (checked first on the read pool) costs no write lock.
+    let oldest = oldest_heartbeat(&inner.read, doing).await?;
+    let checked_at = inner.now().as_millis();
+    if oldest.is_none_or(|at| at.as_millis() >= checked_at.saturating_sub(stale_after)) {
+        return Ok(Rescued { oldest_heartbeat: oldest, ..Rescued::default() });
+    }
     let mut tx = tx::begin(&inner.write, doing).await?;
     let now = inner.now();
-    let cutoff = now.as_millis().saturating_sub(duration_millis(params.stale_after));
+    let cutoff = now.as_millis().saturating_sub(stale_after);
     let stale: Vec<ExecutionRow> =
         sqlx::query_as(include_str!("../../queries/execution_stale.sql"))
             .bind(cutoff)
@@ -180,7 +187,7 @@ pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescue
             .map_err(|err| from_sqlx(doing, err))?;
     let stale = rows::executions(stale)?;
     if stale.is_empty() {
-        let oldest_heartbeat = oldest_heartbeat(&mut tx, doing).await?;
+        let oldest_heartbeat = oldest_heartbeat(&mut *tx, doing).await?;
         tx::finish_unchanged(tx).await;
         return Ok(Rescued { oldest_heartbeat, ..Rescued::default() });
     }
@@ -199,7 +206,7 @@ pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescue
     let order: HashMap<i64, usize> = stale.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
     abandoned.sort_by_key(|execution| order.get(&execution.id).copied().unwrap_or(usize::MAX));
     let retries = record_retries(&mut tx, &abandoned, now, doing).await?;
-    let oldest_heartbeat = oldest_heartbeat(&mut tx, doing).await?;
+    let oldest_heartbeat = oldest_heartbeat(&mut *tx, doing).await?;
     tx::commit(tx, doing).await?;
     if !retries.is_empty() {
         inner.wake_workers();
@@ -208,10 +215,13 @@ pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescue
 }
 
 /// The oldest heartbeat of the executions running now.
-async fn oldest_heartbeat(conn: &mut SqliteConnection, doing: &str) -> Result<Option<StoreTime>> {
+async fn oldest_heartbeat<'c>(
+    executor: impl sqlx::SqliteExecutor<'c>,
+    doing: &str,
+) -> Result<Option<StoreTime>> {
     let oldest: Option<i64> =
         sqlx::query_scalar(include_str!("../../queries/execution_oldest_heartbeat.sql"))
-            .fetch_one(conn)
+            .fetch_one(executor)
             .await
             .map_err(|err| from_sqlx(doing, err))?;
     Ok(oldest.map(StoreTime::from_millis))

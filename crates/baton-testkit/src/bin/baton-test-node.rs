@@ -41,28 +41,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use async_trait::async_trait;
-use baton::core::job::{
-    ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,
-    FiresRecorded, HeartbeatOutcome, HeartbeatParams, JobListParams, PruneParams,
-    RecordFiresParams, RescueParams, Rescued, TriggerOutcome, TriggerParams,
-};
-use baton::core::schedule::{JobName, OverlapPolicy, RetryPolicy};
-use baton::core::{
-    AcquireOutcome, AcquireParams, Capabilities, Execution, ForceReleaseParams, Job as JobRecord,
-    JobDefinition, JobStore, LeaseChanges, ReleaseParams, RenewAllOutcome, RenewAllParams,
-    RenewParams,
-};
+use baton::core::JobStore;
+use baton::core::schedule::{OverlapPolicy, RetryPolicy};
 use baton::scheduler::{Job, JobContext, Scheduler, SchedulerConfig};
-use baton::{
-    ElectorConfig, HistoryParams, HolderId, LeaderChange, Lease, LeaseName, LeaseStore, Page,
-    Result, StoreTime,
-};
+use baton::{ElectorConfig, HolderId, LeaseName, LeaseStore};
+use baton_testkit::gate::{Gate, Gated};
 use baton_testkit::job_ledger::{Append, JobLedger};
 use baton_testkit::node::{self, SLOW, TICK};
-use nix::sys::signal::{Signal, raise};
 use tokio::io::AsyncBufReadExt;
-use tokio::sync::RwLock;
 
 fn say(line: impl AsRef<str>) {
     let mut out = std::io::stdout().lock();
@@ -240,136 +226,5 @@ async fn report_leadership(leases: Arc<dyn LeaseStore>, holder: HolderId, lease:
             say(format!("LEADING {}", record.token));
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-}
-
-/// Every store call of this process passes the gate; `STOP` closes it.
-#[derive(Default)]
-struct Gate(RwLock<()>);
-
-impl Gate {
-    /// Runs a store call while the gate is open.
-    async fn pass<T>(&self, call: impl Future<Output = T>) -> T {
-        let _open = self.0.read().await;
-        call.await
-    }
-
-    /// Closes the gate, waits for the calls in flight, and stops the process until SIGCONT;
-    /// `STOPPING` carries `during`, the execution whose handler stops, if any.
-    async fn stop_here(&self, during: &str) {
-        let _closed = self.0.write().await;
-        say(format!("STOPPING {during}"));
-        if let Err(err) = raise(Signal::SIGSTOP) {
-            say(format!("ERROR cannot stop: {err}"));
-        }
-        say("RESUMED");
-    }
-}
-
-/// A store whose calls pass the gate. Subscriptions are opened through the gate; waiting on
-/// them is not a store call and does not.
-struct Gated<S: ?Sized> {
-    inner: Arc<S>,
-    gate: Arc<Gate>,
-}
-
-impl<S: ?Sized> Gated<S> {
-    fn new(inner: Arc<S>, gate: &Arc<Gate>) -> Self {
-        Gated { inner, gate: gate.clone() }
-    }
-}
-
-#[async_trait]
-impl LeaseStore for Gated<dyn LeaseStore> {
-    async fn acquire(&self, params: AcquireParams) -> Result<AcquireOutcome> {
-        self.gate.pass(self.inner.acquire(params)).await
-    }
-    async fn renew(&self, params: RenewParams) -> Result<Lease> {
-        self.gate.pass(self.inner.renew(params)).await
-    }
-    async fn renew_all(&self, params: RenewAllParams) -> Result<RenewAllOutcome> {
-        self.gate.pass(self.inner.renew_all(params)).await
-    }
-    async fn release(&self, params: ReleaseParams) -> Result<bool> {
-        self.gate.pass(self.inner.release(params)).await
-    }
-    async fn force_release(&self, params: ForceReleaseParams) -> Result<Option<Lease>> {
-        self.gate.pass(self.inner.force_release(params)).await
-    }
-    async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {
-        self.gate.pass(self.inner.get(name)).await
-    }
-    async fn list(&self) -> Result<Vec<Lease>> {
-        self.gate.pass(self.inner.list()).await
-    }
-    async fn history(&self, params: HistoryParams) -> Result<Page<LeaderChange>> {
-        self.gate.pass(self.inner.history(params)).await
-    }
-    async fn now(&self) -> Result<StoreTime> {
-        self.gate.pass(self.inner.now()).await
-    }
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
-    }
-    async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {
-        self.gate.pass(self.inner.subscribe()).await
-    }
-}
-
-#[async_trait]
-impl JobStore for Gated<dyn JobStore> {
-    async fn job_upsert(&self, definition: JobDefinition) -> Result<JobRecord> {
-        self.gate.pass(self.inner.job_upsert(definition)).await
-    }
-    async fn job_get(&self, name: &JobName) -> Result<Option<JobRecord>> {
-        self.gate.pass(self.inner.job_get(name)).await
-    }
-    async fn job_list(&self, params: JobListParams) -> Result<Page<JobRecord>> {
-        self.gate.pass(self.inner.job_list(params)).await
-    }
-    async fn job_set_paused(&self, name: &JobName, paused: bool) -> Result<JobRecord> {
-        self.gate.pass(self.inner.job_set_paused(name, paused)).await
-    }
-    async fn job_skip_through(&self, name: &JobName, through: StoreTime) -> Result<JobRecord> {
-        self.gate.pass(self.inner.job_skip_through(name, through)).await
-    }
-    async fn job_last_fires(&self) -> Result<Vec<(JobName, StoreTime)>> {
-        self.gate.pass(self.inner.job_last_fires()).await
-    }
-    async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded> {
-        self.gate.pass(self.inner.record_fires(params)).await
-    }
-    async fn trigger(&self, params: TriggerParams) -> Result<TriggerOutcome> {
-        self.gate.pass(self.inner.trigger(params)).await
-    }
-    async fn claim(&self, params: ClaimParams) -> Result<Claimed> {
-        self.gate.pass(self.inner.claim(params)).await
-    }
-    async fn heartbeat(&self, params: HeartbeatParams) -> Result<HeartbeatOutcome> {
-        self.gate.pass(self.inner.heartbeat(params)).await
-    }
-    async fn complete(&self, params: CompleteParams) -> Result<Completed> {
-        self.gate.pass(self.inner.complete(params)).await
-    }
-    async fn request_cancel(&self, id: i64) -> Result<bool> {
-        self.gate.pass(self.inner.request_cancel(id)).await
-    }
-    async fn rescue(&self, params: RescueParams) -> Result<Rescued> {
-        self.gate.pass(self.inner.rescue(params)).await
-    }
-    async fn execution_get(&self, id: i64) -> Result<Option<Execution>> {
-        self.gate.pass(self.inner.execution_get(id)).await
-    }
-    async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {
-        self.gate.pass(self.inner.execution_list(params)).await
-    }
-    async fn prune(&self, params: PruneParams) -> Result<u64> {
-        self.gate.pass(self.inner.prune(params)).await
-    }
-    async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
-        self.gate.pass(self.inner.subscribe_due()).await
-    }
-    async fn now(&self) -> Result<StoreTime> {
-        self.gate.pass(self.inner.now()).await
     }
 }

@@ -1,0 +1,451 @@
+//! Fault scenarios for partitioned batches with three cluster nodes as separate processes
+//! (`baton-cluster-node`), shared by every backend's cluster fault tests.
+//!
+//! Node `a` leads the cluster and starts a batch of the `items` job, two partitions per node.
+//! Once each partition of worker `b` has committed items past a checkpoint, the scenario
+//! strikes `b`. Each
+//! scenario waits on the nodes' events or on the store's record (polled, with a timeout), never
+//! on a sleep, and ends with the checks of [`Cluster::finish`]: the batch succeeded, every
+//! partition completed once, every item's effect is on the ledger exactly once and no stale
+//! commit got through, and `b`'s partitions resumed elsewhere from its last checkpoint under a
+//! greater token.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use baton::StoreTime;
+use baton::cluster::{BatchState, ClusterStore, NodeId, Partition, PartitionState};
+use baton::core::cluster::PartitionListParams;
+use baton::core::cluster::{NodeChange, NodeChangeReason, NodeChangesParams, NodeState};
+use tokio::time::{Instant, sleep};
+
+use crate::cluster_node::{
+    self, CHECKPOINT_EVERY, Checkpoint, ClusterNode, Event, ITEMS_PER_PARTITION, PARTITIONS,
+    Started,
+};
+use crate::faults::PATIENCE;
+use crate::item_ledger::{ItemLedger, ItemReport};
+use crate::proxy::{FaultProxy, Mode};
+
+/// How often the test rereads the store, or a node's events, while it waits for a condition.
+const POLL: Duration = Duration::from_millis(50);
+/// The node that leads and starts the batch.
+const LEADER: &str = "a";
+/// The worker every scenario strikes.
+const STRUCK: &str = "b";
+/// The other worker.
+const OTHER: &str = "c";
+
+/// Where the nodes run.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// Path of the `baton-cluster-node` binary.
+    pub binary: String,
+    /// Backend URL the nodes use.
+    pub url: String,
+}
+
+impl Setup {
+    /// Migrates the store, creates the item ledger, and connects the test's own view of the
+    /// store.
+    pub async fn cluster(&self) -> Cluster {
+        let backend = baton::connect(&self.url).await.expect("connecting to the store");
+        backend.migrate().await.expect("migrating the store");
+        let ledger = ItemLedger::create(&self.url).await.expect("creating the item ledger");
+        Cluster {
+            binary: self.binary.clone(),
+            store: backend.cluster(),
+            ledger,
+            nodes: Vec::new(),
+            gone: Vec::new(),
+            batch: None,
+        }
+    }
+}
+
+/// What a scenario measured.
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    /// Partitions of the struck worker that resumed elsewhere.
+    pub moved: usize,
+    /// From the fault to the last of them running again (store clock).
+    pub resumed: Duration,
+    /// Items committed by the struck worker after its last checkpoint, and so redone.
+    pub redone: usize,
+    /// Items on the ledger, each exactly once.
+    pub items: usize,
+    /// Commits refused by a fence.
+    pub rejected: u64,
+}
+
+impl std::fmt::Display for Measured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} partitions moved, running again {:?} after the fault (store clock), {} items \
+             redone; ledger: {} items once each, {} stale commits rejected, 0 accepted",
+            self.moved, self.resumed, self.redone, self.items, self.rejected
+        )
+    }
+}
+
+/// A partition the struck worker held when it was struck, as the store showed it.
+#[derive(Debug, Clone)]
+struct Held {
+    key: String,
+    token: u64,
+    attempts: u32,
+    checkpoint: Checkpoint,
+}
+
+/// Three node processes over one store, and the test's view of the store.
+pub struct Cluster {
+    binary: String,
+    store: Arc<dyn ClusterStore>,
+    ledger: ItemLedger,
+    nodes: Vec<ClusterNode>,
+    /// Nodes killed: they cannot be asked to quit.
+    gone: Vec<String>,
+    batch: Option<i64>,
+}
+
+impl Cluster {
+    /// Starts node `name` on `url` and waits until it runs.
+    async fn start(&mut self, name: &str, url: &str) {
+        let mut node = ClusterNode::spawn(&self.binary, url, name);
+        node.expect("READY", PATIENCE).await;
+        self.nodes.push(node);
+    }
+
+    fn node(&mut self, name: &str) -> &mut ClusterNode {
+        self.nodes.iter_mut().find(|n| n.name == name).unwrap_or_else(|| panic!("no node {name}"))
+    }
+
+    fn events(&self) -> Vec<Event> {
+        self.nodes.iter().flat_map(|node| node.history()).collect()
+    }
+
+    fn batch(&self) -> i64 {
+        self.batch.expect("a batch started")
+    }
+
+    async fn now(&self) -> StoreTime {
+        self.store.now().await.expect("reading the store's clock")
+    }
+
+    async fn partitions(&self) -> Vec<Partition> {
+        let params = PartitionListParams { limit: 1000, ..PartitionListParams::new(self.batch()) };
+        self.store.partition_list(params).await.expect("listing partitions").items
+    }
+
+    /// Rereads the batch's partitions until `found` finds what it looks for; panics after
+    /// [`PATIENCE`].
+    async fn wait_partitions<T>(&self, what: &str, found: impl Fn(&[Partition]) -> Option<T>) -> T {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let partitions = self.partitions().await;
+            if let Some(answer) = found(&partitions) {
+                return answer;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what} within {PATIENCE:?}; partitions: {partitions:#?}"
+            );
+            sleep(POLL).await;
+        }
+    }
+
+    /// Waits until node `name` has printed an event `wanted` matches, and answers the first;
+    /// panics after [`PATIENCE`].
+    async fn wait_printed(
+        &mut self,
+        name: &str,
+        what: &str,
+        wanted: impl Fn(&Event) -> bool,
+    ) -> Event {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let history = self.node(name).history();
+            if let Some(event) = history.iter().find(|e| wanted(e)) {
+                return event.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{name} printed no {what} within {PATIENCE:?}; it printed {history:#?}"
+            );
+            sleep(POLL).await;
+        }
+    }
+
+    /// The state changes of node `name` on record, oldest first.
+    async fn node_changes(&self, name: &str) -> Vec<NodeChange> {
+        let node = Some(NodeId::new(name).expect("a node id"));
+        let params = NodeChangesParams { node, limit: 1000, ..Default::default() };
+        self.store.node_changes(params).await.expect("reading node changes").items
+    }
+
+    /// Waits until node `name` registered again after it was found unreachable, under a
+    /// greater token.
+    async fn wait_registered_again(&self, name: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let changes = self.node_changes(name).await;
+            let unreachable = changes.iter().find(|c| c.to == NodeState::Unreachable);
+            let again = unreachable.and_then(|lost| {
+                changes
+                    .iter()
+                    .find(|c| c.reason == NodeChangeReason::Reregistered && c.id > lost.id)
+            });
+            if let (Some(lost), Some(again)) = (unreachable, again) {
+                assert_eq!(again.from, Some(NodeState::Unreachable), "{changes:#?}");
+                assert!(again.token > lost.token, "{changes:#?}");
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{name} did not register again within {PATIENCE:?}: {changes:#?}"
+            );
+            sleep(POLL).await;
+        }
+    }
+
+    /// The partitions `name` holds, each claimed with a checkpoint.
+    async fn held_by(&self, name: &str) -> Vec<Held> {
+        let held: Vec<Held> = self
+            .partitions()
+            .await
+            .into_iter()
+            .filter(|p| p.node.as_ref().is_some_and(|node| node.as_str() == name))
+            .map(|p| {
+                assert_eq!(p.state, PartitionState::Claimed, "{p:?}");
+                let saved = p.checkpoint.as_ref().and_then(Checkpoint::parse);
+                Held {
+                    key: p.key.to_string(),
+                    token: p.token.expect("a claimed partition has a token").get(),
+                    attempts: p.attempts,
+                    checkpoint: saved.unwrap_or_else(|| panic!("no checkpoint: {p:?}")),
+                }
+            })
+            .collect();
+        assert!(!held.is_empty(), "{name} holds no partition");
+        held
+    }
+
+    /// Waits until every partition in `held` is claimed (or done) by another node under a
+    /// greater token; answers each new claim's node and token.
+    async fn wait_moved(&self, held: &[Held]) -> Vec<(String, u64)> {
+        self.wait_partitions("claim elsewhere of every partition the struck node held", |ps| {
+            held.iter()
+                .map(|h| {
+                    let p = ps.iter().find(|p| p.key.as_str() == h.key)?;
+                    let token = p.token?.get();
+                    let node = p.node.as_ref()?.as_str();
+                    (token > h.token && node != STRUCK).then(|| (node.to_string(), token))
+                })
+                .collect()
+        })
+        .await
+    }
+
+    /// Stops every live node gracefully once the batch is over and checks the outcome of a
+    /// fault that struck node [`STRUCK`] at `fault` (store clock) while it held `held`:
+    ///
+    /// - the batch succeeded, every partition is completed, and exactly one claim of each
+    ///   (the one the store completed it under) reported its handler's success;
+    /// - every item of every partition is on the ledger exactly once, and no accepted entry
+    ///   is stale;
+    /// - each partition held resumed on a greater token (a new attempt) from the checkpoint
+    ///   the struck node saved last, at or after the one the store showed at the fault,
+    ///   redoing at most the [`CHECKPOINT_EVERY`] items committed after it;
+    /// - the struck node was found unreachable for want of heartbeats, and not removed.
+    async fn finish(mut self, held: &[Held], fault: StoreTime) -> Measured {
+        let batch = self.batch();
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let record = self.store.batch_get(batch).await.expect("reading the batch");
+            let record = record.expect("the batch exists");
+            assert_ne!(record.state, BatchState::Failed, "{record:?}");
+            if record.state == BatchState::Succeeded {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the batch did not finish: {record:?}");
+            sleep(POLL).await;
+        }
+        for node in self.nodes.iter_mut().filter(|n| !self.gone.contains(&n.name)) {
+            node.quit(PATIENCE).await;
+        }
+        let partitions = self.partitions().await;
+        assert_eq!(partitions.len() as u64, PARTITIONS);
+        let report = self.ledger.check().await.expect("checking the item ledger");
+        assert_eq!(report.stale_accepted, 0, "stale commits accepted: {report:#?}");
+        let events = self.events();
+        for p in &partitions {
+            assert_eq!(p.state, PartitionState::Completed, "{p:?}");
+            let items = cluster_node::items(&p.params).expect("a partition's items");
+            let wrong = report.not_once(p.key.as_str(), items);
+            assert!(wrong.is_empty(), "items of {} not once (item, count): {wrong:?}", p.key);
+            let done: Vec<u64> = events
+                .iter()
+                .filter(|e| e.kind == "DONE" && cluster_node::key(e) == p.key.as_str())
+                .filter_map(Event::token)
+                .collect();
+            assert_eq!(done, [p.token.expect("a completed partition's token").get()], "{p:?}");
+        }
+        assert_eq!(report.accepted() as u64, PARTITIONS * ITEMS_PER_PARTITION);
+        let mut measured = Measured {
+            moved: held.len(),
+            items: report.accepted(),
+            rejected: report.rejected,
+            ..Default::default()
+        };
+        let started: Vec<Started> = events.iter().filter_map(Started::of).collect();
+        for h in held {
+            let p = partitions.iter().find(|p| p.key.as_str() == h.key).expect("held partition");
+            let resumed = started
+                .iter()
+                .filter(|s| s.key == h.key && s.token > h.token)
+                .min_by_key(|s| s.token)
+                .unwrap_or_else(|| panic!("{h:?} never resumed: {p:?}"));
+            assert_eq!(resumed.attempt, h.attempts + 1, "{h:?} then {resumed:?}");
+            assert_eq!(resumed.from.by, h.token, "{resumed:?} did not resume from {h:?}");
+            assert!(resumed.from.next >= h.checkpoint.next, "{h:?} then {resumed:?}");
+            measured.redone += redone(&report, h, resumed);
+            let claimed = p.claimed_at.expect("a completed partition was claimed");
+            measured.resumed = measured.resumed.max(claimed.saturating_since(fault));
+        }
+        let changes = self.node_changes(STRUCK).await;
+        let found = changes
+            .iter()
+            .any(|c| c.to == NodeState::Unreachable && c.reason == NodeChangeReason::NoHeartbeat);
+        assert!(found, "{STRUCK} was never found unreachable: {changes:#?}");
+        assert!(changes.iter().all(|c| c.to != NodeState::Removed), "{changes:#?}");
+        measured
+    }
+}
+
+/// The items of `held`'s partition that its claim committed after its last checkpoint and the
+/// claim `resumed` committed again; at most [`CHECKPOINT_EVERY`].
+fn redone(report: &ItemReport, held: &Held, resumed: &Started) -> usize {
+    let entries = report.entries.get(&held.key).into_iter().flatten();
+    let redone = entries.filter(|e| e.token == held.token && e.item >= resumed.from.next).count();
+    assert!(redone as u64 <= CHECKPOINT_EVERY, "{redone} items redone after {held:?}");
+    redone
+}
+
+/// Starts the leader, then worker [`STRUCK`] on `struck_url` and the other worker, starts a
+/// batch, and waits until each partition of [`STRUCK`] committed two items past its first
+/// checkpoint, which a claim resuming from that checkpoint redoes.
+async fn batch_under_way(setup: &Setup, struck_url: &str) -> Cluster {
+    let mut cluster = setup.cluster().await;
+    cluster.start(LEADER, &setup.url).await;
+    cluster.node(LEADER).expect("LEADING", PATIENCE).await;
+    cluster.start(STRUCK, struck_url).await;
+    cluster.start(OTHER, &setup.url).await;
+    cluster.node(LEADER).send_line("RUN").await;
+    let (started, _) = cluster.node(LEADER).expect("BATCH", PATIENCE).await;
+    cluster.batch = Some(started.detail.parse().expect("a batch id"));
+    let struck: Vec<(String, u64)> = cluster
+        .wait_partitions("claim of every partition", |partitions| {
+            let claimed = partitions.iter().all(|p| p.state != PartitionState::Pending);
+            let struck =
+                partitions.iter().filter(|p| p.node.as_ref().is_some_and(|n| n.as_str() == STRUCK));
+            let first = |p: &Partition| cluster_node::items(&p.params).expect("items").start;
+            claimed.then(|| struck.map(|p| (p.key.to_string(), first(p))).collect())
+        })
+        .await;
+    assert!(!struck.is_empty(), "no partition was assigned to {STRUCK}");
+    for (key, first) in struck {
+        let second_past = first + CHECKPOINT_EVERY + 1;
+        let committed = |e: &Event| {
+            e.kind == "WROTE"
+                && cluster_node::key(e) == key
+                && cluster_node::item(e) == Some(second_past)
+        };
+        cluster.wait_printed(STRUCK, "commit past a checkpoint", committed).await;
+    }
+    cluster
+}
+
+/// `kill -9` of a worker holding partitions mid-way: once the leader finds it unreachable,
+/// its partitions resume on the other nodes from its last checkpoints under greater tokens.
+pub async fn killed_worker_partitions_resume_elsewhere(setup: &Setup) -> Measured {
+    let mut cluster = batch_under_way(setup, &setup.url).await;
+    cluster.node(STRUCK).kill9().await;
+    cluster.gone.push(STRUCK.to_string());
+    let fault = cluster.now().await;
+    let held = cluster.held_by(STRUCK).await;
+    cluster.wait_moved(&held).await;
+    cluster.finish(&held, fault).await
+}
+
+/// `SIGSTOP` of a worker past the unreachable threshold, with an item commit in flight, then
+/// `SIGCONT` once its partitions resumed elsewhere and each committed an item: the late
+/// commit is rejected by the partition's fence, the worker commits nothing under its old
+/// claims after resuming, and it registers again as a new incarnation.
+pub async fn paused_worker_is_fenced_and_registers_again(setup: &Setup) -> Measured {
+    let mut cluster = batch_under_way(setup, &setup.url).await;
+    let stopping = cluster.node(STRUCK).pause_on("STOP-IN-WRITE", PATIENCE).await;
+    let fault = cluster.now().await;
+    let held = cluster.held_by(STRUCK).await;
+    let in_flight = stopping.detail.clone();
+    let key = cluster_node::key(&stopping);
+    assert!(held.iter().any(|h| h.key == key), "{stopping:?} vs {held:?}");
+    let moved = cluster.wait_moved(&held).await;
+    // A commit under the new claim raised the fence the late commit meets.
+    for (h, (node, token)) in held.iter().zip(moved) {
+        let key = h.key.clone();
+        let committed = move |e: &Event| {
+            matches!(e.kind.as_str(), "WROTE" | "REDONE")
+                && cluster_node::key(e) == key
+                && e.token() == Some(token)
+        };
+        cluster.wait_printed(&node, "commit under the new claim", committed).await;
+    }
+    cluster.node(STRUCK).resume();
+    let late = |e: &Event| {
+        matches!(e.kind.as_str(), "WROTE" | "REDONE" | "REJECTED") && e.detail == in_flight
+    };
+    let late = cluster.wait_printed(STRUCK, "outcome of the commit in flight", late).await;
+    assert_eq!(late.kind, "REJECTED", "the fence let a stale commit through: {late:?}");
+    cluster.wait_registered_again(STRUCK).await;
+    let after_resume: Vec<Event> = {
+        let history = cluster.node(STRUCK).history();
+        let resumed = history.iter().position(|e| e.kind == "RESUMED").expect("resumed");
+        history[resumed..].to_vec()
+    };
+    let measured = cluster.finish(&held, fault).await;
+    assert_nothing_committed_under_old_claims(&after_resume);
+    assert!(measured.rejected >= 1, "{measured:?}");
+    measured
+}
+
+/// Checks that every commit, checkpoint or success a node reported in `events` belongs to a
+/// claim that started among them.
+fn assert_nothing_committed_under_old_claims(events: &[Event]) {
+    let claims: Vec<u64> = events.iter().filter_map(Started::of).map(|s| s.token).collect();
+    for event in events {
+        let committed = matches!(event.kind.as_str(), "WROTE" | "REDONE" | "CHECKPOINT" | "DONE");
+        let claim = event.token().is_some_and(|token| claims.contains(&token));
+        assert!(!committed || claim, "committed under an old claim after resuming: {event:?}");
+    }
+}
+
+/// A blackhole between a worker and the store (its leases, cluster store and ledger all pass
+/// `proxy`, reached at `proxied_url`) until its partitions are claimed elsewhere, then the
+/// heal: the partitions resume from its last checkpoints, and the worker registers again as a
+/// new incarnation.
+pub async fn cut_worker_partitions_resume_and_it_registers_again(
+    setup: &Setup,
+    proxy: &FaultProxy,
+    proxied_url: &str,
+) -> Measured {
+    let cluster = batch_under_way(setup, proxied_url).await;
+    proxy.set_mode(Mode::Blackhole);
+    let fault = cluster.now().await;
+    // A checkpoint in flight may still land: the one read here is a lower bound.
+    let held = cluster.held_by(STRUCK).await;
+    cluster.wait_moved(&held).await;
+    proxy.set_mode(Mode::Pass);
+    cluster.wait_registered_again(STRUCK).await;
+    cluster.finish(&held, fault).await
+}
