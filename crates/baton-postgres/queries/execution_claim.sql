@@ -287,15 +287,22 @@ cancelled AS (
 ),
 waiting AS (
     -- When to look again: the earliest due instant of the claimed jobs' executions this claim
-    -- leaves scheduled (the snapshot still shows the ones it changed as scheduled).
-    SELECT clock.now_ms, (
-        SELECT min(w.due_at)
-        FROM baton_executions AS w
-        WHERE w.status = 'scheduled'
-          AND w.id <> ALL (ARRAY(SELECT a.id FROM actions AS a))
-          AND (cardinality((SELECT p.jobs FROM params AS p)) = 0
-               OR w.job = ANY ((SELECT p.jobs FROM params AS p)::TEXT[]))
-    ) AS next_due_ms
+    -- leaves scheduled (the snapshot still shows the ones it changed as scheduled). A claim
+    -- that started all it could is followed by another at once, so it skips the search (a
+    -- walk of the due index that, in a busy queue, crosses the versions claims left behind).
+    SELECT clock.now_ms,
+           CASE WHEN (SELECT count(*) FROM actions AS a WHERE a.status = 'running')
+                     < (SELECT p.startable FROM params AS p)
+           THEN (
+               SELECT w.due_at
+               FROM baton_executions AS w
+               WHERE w.status = 'scheduled'
+                 AND w.id <> ALL (ARRAY(SELECT a.id FROM actions AS a))
+                 AND (cardinality((SELECT p.jobs FROM params AS p)) = 0
+                      OR w.job = ANY ((SELECT p.jobs FROM params AS p)::TEXT[]))
+               ORDER BY w.due_at, w.id
+               LIMIT 1
+           ) END AS next_due_ms
     FROM clock
 )
 -- One row per changed execution, each carrying now_ms and next_due_ms; a single row with a

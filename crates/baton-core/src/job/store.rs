@@ -153,7 +153,9 @@ pub struct Claimed {
     /// The earliest due instant of the claimed jobs' executions still scheduled after the
     /// claim (`None` when none is), so that a worker knows when to claim again without
     /// another call. An instant at or before `now` belongs to an execution waiting on its
-    /// job's overlap policy or being judged by another claimer.
+    /// job's overlap policy or being judged by another claimer. A store may leave it `None`
+    /// when the claim started as many executions as it asked for: the worker then claims
+    /// again at once.
     pub next_due: Option<StoreTime>,
 }
 
