@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::duration;
+use crate::partitions_args::EtlNodeArgs;
 
 /// Arguments of `baton bench cron`.
 #[derive(Debug, Args)]
@@ -106,6 +107,9 @@ pub struct NodeArgs {
     /// The jobs' cron expression (idle role).
     #[arg(long, value_name = "EXPRESSION")]
     pub cron: Option<String>,
+    /// The partitioned ETL (etl role).
+    #[command(flatten)]
+    pub etl: EtlNodeArgs,
 }
 
 /// What a node process does.
@@ -119,6 +123,8 @@ pub enum NodeRole {
     ExecDefault,
     /// A worker loop claiming batches and finishing them with `complete_batch`.
     ExecBatched,
+    /// A cluster node running the partitioned ETL.
+    Etl,
 }
 
 impl NodeRole {
@@ -127,7 +133,7 @@ impl NodeRole {
         match self {
             NodeRole::ExecDefault => Some("default"),
             NodeRole::ExecBatched => Some("batched"),
-            NodeRole::Cron | NodeRole::Idle => None,
+            NodeRole::Cron | NodeRole::Idle | NodeRole::Etl => None,
         }
     }
 
@@ -138,6 +144,7 @@ impl NodeRole {
             NodeRole::Idle => "idle",
             NodeRole::ExecDefault => "exec-default",
             NodeRole::ExecBatched => "exec-batched",
+            NodeRole::Etl => "etl",
         }
     }
 }

@@ -30,9 +30,15 @@ mod lease_ops;
 mod lease_report;
 mod machine;
 mod node;
+mod node_etl;
 mod node_exec;
 mod node_scheduled;
 mod nodes;
+mod partitions;
+mod partitions_args;
+mod partitions_failover;
+mod partitions_report;
+mod partitions_single;
 mod probe;
 mod report;
 mod statements;
@@ -50,6 +56,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 
 pub use args::{CronBenchArgs, ExecutionsBenchArgs, IdleBenchArgs, NodeArgs, NodeRole};
+pub use partitions_args::{EtlNodeArgs, PartitionsBenchArgs};
 pub use statements::statement_counter_layer;
 
 /// Arguments of `baton bench`.
@@ -73,6 +80,9 @@ pub enum Scenario {
     Executions(ExecutionsBenchArgs),
     /// Idle scheduler node processes with few and many jobs: statements per second per node.
     Idle(IdleBenchArgs),
+    /// The partitioned ETL: one node against a plain loop, and the failover of a node killed
+    /// mid-run among several.
+    Partitions(PartitionsBenchArgs),
     /// One node process of a multi-process scenario (started by the scenario itself).
     #[command(hide = true)]
     Node(NodeArgs),
@@ -116,6 +126,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         Scenario::Cron(args) => cron::run(args).await,
         Scenario::Executions(args) => executions::run(args).await,
         Scenario::Idle(args) => idle_nodes::run(args).await,
+        Scenario::Partitions(args) => partitions::run(args).await,
         Scenario::Node(args) => node::run(args).await,
     }
 }

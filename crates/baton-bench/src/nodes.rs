@@ -41,6 +41,8 @@ struct NodeProcess {
     child: Child,
     stdin: Option<ChildStdin>,
     group: Pid,
+    /// Killed on purpose: neither its report nor a successful exit is expected.
+    killed: bool,
 }
 
 impl Drop for NodeProcess {
@@ -118,6 +120,16 @@ impl Fleet {
         Ok(self.reports.iter().map(|r| r.holder.clone()).collect())
     }
 
+    /// Kills node `index`'s process group with SIGKILL, as a crash would.
+    pub(crate) fn kill(&mut self, index: usize) -> anyhow::Result<()> {
+        let node =
+            self.nodes.get_mut(index).with_context(|| format!("there is no node {index}"))?;
+        killpg(node.group, Signal::SIGKILL).with_context(|| format!("killing node {index}"))?;
+        (node.stdin, node.killed) = (None, true);
+        self.ended[index] = true;
+        Ok(())
+    }
+
     /// Executions the nodes completed so far, as they last reported.
     pub(crate) fn done(&self) -> u64 {
         self.reports.iter().map(|r| r.done).sum()
@@ -147,7 +159,7 @@ impl Fleet {
             let status = tokio::time::timeout_at(deadline, node.child.wait())
                 .await
                 .with_context(|| format!("node {index} did not exit"))??;
-            anyhow::ensure!(status.success(), "node {index} exited with {status}");
+            anyhow::ensure!(node.killed || status.success(), "node {index} exited with {status}");
         }
         Ok(std::mem::take(&mut self.reports))
     }
@@ -256,7 +268,7 @@ fn spawn_one(
         let last = errors.await.unwrap_or_default();
         let _ = sender.send((index, Event::Ended(last)));
     });
-    Ok(NodeProcess { child, stdin, group })
+    Ok(NodeProcess { child, stdin, group, killed: false })
 }
 
 /// `line`, cut to [`LINE_SHOWN`] characters.

@@ -173,7 +173,9 @@ impl Cluster {
                 format!("partitioned job {job} is not registered on node {}", self.node()),
             )
         })?;
-        launch::launch(&**self.store(), registered).await.map(|batch| batch.id)
+        let batch = launch::launch(&**self.store(), registered).await?;
+        self.worker.nudge();
+        Ok(batch.id)
     }
 
     /// Graceful shutdown: stops claiming, waits for running partitions up to the grace period

@@ -1,6 +1,7 @@
 //! The claim loop: claims pending partitions for the free slots every heartbeat interval
-//! (there is no change feed for partitions), at once again when a claim took all it asked for,
-//! and as soon as a slot frees up when every slot is busy.
+//! (there is no change feed for partitions) and at once when this node created a batch, at
+//! once again when a claim took all it asked for, and as soon as a slot frees up when every
+//! slot is busy.
 
 use std::sync::Arc;
 
@@ -38,6 +39,7 @@ impl Worker {
             tokio::select! {
                 () = stop.cancelled() => return,
                 () = sleep(self.config.heartbeat_interval) => {}
+                () = self.nudge.notified() => {}
             }
         }
     }

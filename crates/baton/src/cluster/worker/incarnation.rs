@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use baton_core::Result;
 use baton_core::cluster::{ClusterStore, NodeLeaveParams};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 use tokio::time::{Instant, sleep};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -37,6 +37,7 @@ impl Worker {
             batches: Mutex::default(),
             halt,
             handlers: TaskTracker::new(),
+            nudge: Notify::new(),
         })
     }
 

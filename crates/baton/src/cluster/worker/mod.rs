@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use baton_core::cluster::{ClusterStore, NodeId, partition_lost};
 use baton_core::schedule::JobName;
 use baton_core::{Error, FencingToken, Result};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -81,11 +81,19 @@ pub(crate) struct Worker {
     /// Fires when the node is dropped: every partition stops.
     halt: CancellationToken,
     handlers: TaskTracker,
+    /// Signalled when this node created a batch, so that its claim loop looks at once rather
+    /// than at the next heartbeat interval.
+    nudge: Notify,
 }
 
 impl Worker {
     fn local(&self) -> MutexGuard<'_, Local> {
         self.local.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Wakes the claim loop: partitions may be pending.
+    pub(crate) fn nudge(&self) {
+        self.nudge.notify_one();
     }
 
     fn batches(&self) -> MutexGuard<'_, HashMap<i64, JobName>> {

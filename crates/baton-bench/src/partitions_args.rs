@@ -1,0 +1,58 @@
+//! Arguments of `baton bench partitions` and of its node role (`baton bench node --role etl`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// Arguments of `baton bench partitions`.
+#[derive(Debug, Args)]
+pub struct PartitionsBenchArgs {
+    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB.
+    #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
+    pub backend: String,
+    /// Rows of the generated input.
+    #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rows: u64,
+    /// Partitions the input is cut into.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub partitions: u32,
+    /// Input lines converted between two checkpoints.
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub commit_interval: u64,
+    /// Rounds of the plain loop and the one-node run, alternating.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub rounds: u32,
+    /// Node processes of the failover run.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=16))]
+    pub nodes: u32,
+    /// Skip the failover run (about 15 s at the default timing).
+    #[arg(long)]
+    pub skip_failover: bool,
+    /// Where the input and outputs go; by default a temporary directory removed at the end.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// What an `etl` node process runs: the partitioned ETL job over the input and output of a
+/// `partitions` run.
+#[derive(Debug, Clone, Default, Args)]
+pub struct EtlNodeArgs {
+    /// The input CSV.
+    #[arg(long, value_name = "PATH")]
+    pub etl_input: Option<PathBuf>,
+    /// The directory the batches write their output under.
+    #[arg(long, value_name = "DIR")]
+    pub etl_out: Option<PathBuf>,
+    /// The partitioned job's name.
+    #[arg(long, value_name = "NAME")]
+    pub etl_job: Option<String>,
+    /// Partitions the input is cut into.
+    #[arg(long, default_value_t = 12)]
+    pub etl_partitions: u32,
+    /// Input lines converted between two checkpoints.
+    #[arg(long, default_value_t = 100_000)]
+    pub etl_commit_interval: u64,
+    /// Partitions the node runs at once.
+    #[arg(long, default_value_t = 16)]
+    pub etl_slots: u32,
+}
