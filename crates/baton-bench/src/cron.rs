@@ -24,6 +24,7 @@ use crate::commits::CommitCounter;
 use crate::cron_report;
 use crate::lease::{emit, progress};
 use crate::nodes::{Fleet, NodeReport};
+use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
 use crate::store_clock::StoreClock;
 use crate::target::Target;
@@ -79,11 +80,8 @@ pub(crate) struct CronRun {
 /// Runs the cron scenario against `args.backend`.
 pub(crate) async fn run(args: CronBenchArgs) -> anyhow::Result<()> {
     let url = args.backend.as_str();
-    let backend = baton::connect(url).await?;
-    backend.migrate().await?;
-    let target = Target::from_url(url).await?;
+    let Scenario { backend, target, run } = Scenario::open(url).await?;
     let store = backend.jobs();
-    let run = format!("{:08x}", fastrand::u32(..));
     let others = all_jobs(&*store, None).await?.len();
     emit(&cron_report::header(&target, url, &args, &run, others));
     let names: Vec<String> = (0..args.jobs).map(|i| bench_jobs::cron_name(&run, i)).collect();

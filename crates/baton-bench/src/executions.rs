@@ -15,6 +15,7 @@ use crate::executions_report;
 use crate::floor;
 use crate::lease::{CLIENTS, emit, progress};
 use crate::nodes::{Fleet, NodeReport};
+use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
 use crate::target::Target;
 use crate::timed::Measured;
@@ -63,10 +64,7 @@ pub(crate) struct ExecRun {
 /// Runs the executions scenario against `args.backend`.
 pub(crate) async fn run(args: ExecutionsBenchArgs) -> anyhow::Result<()> {
     let url = args.backend.as_str();
-    let backend = baton::connect(url).await?;
-    backend.migrate().await?;
-    let target = Target::from_url(url).await?;
-    let run = format!("{:08x}", fastrand::u32(..));
+    let Scenario { backend: _, target, run } = Scenario::open(url).await?;
     emit(&executions_report::header(&target, url, &args, &run));
     let check = floor::counter_self_check(&target).await?;
     let mut commits = CommitCounter::open(&target).await?;

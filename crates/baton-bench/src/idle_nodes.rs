@@ -15,8 +15,8 @@ use crate::commits::CommitCounter;
 use crate::idle_report;
 use crate::lease::{emit, progress};
 use crate::nodes::{Fleet, NodeReport};
+use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
-use crate::target::Target;
 use crate::wire::Command;
 
 /// How long the nodes may take to register their jobs and start.
@@ -55,11 +55,8 @@ pub(crate) struct IdleRun {
 /// Runs the idle scenario against `args.backend`.
 pub(crate) async fn run(args: IdleBenchArgs) -> anyhow::Result<()> {
     let url = args.backend.as_str();
-    let backend = baton::connect(url).await?;
-    backend.migrate().await?;
-    let target = Target::from_url(url).await?;
+    let Scenario { backend, target, run } = Scenario::open(url).await?;
     let store = backend.jobs();
-    let run = format!("{:08x}", fastrand::u32(..));
     let others = all_jobs(&*store, None).await?.len();
     emit(&idle_report::header(&target, url, &args, &run, others));
     let check = crate::floor::counter_self_check(&target).await?;

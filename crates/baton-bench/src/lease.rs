@@ -7,6 +7,7 @@ use crate::LeaseBenchArgs;
 use crate::accounting::{self, Accounted};
 use crate::commits::CommitCounter;
 use crate::lease_ops::{self, Race};
+use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
 use crate::target::Target;
 use crate::timed::Measured;
@@ -40,11 +41,7 @@ pub(crate) struct Throughput {
 /// Runs every lease scenario against the store at `args.backend`.
 pub(crate) async fn run(args: LeaseBenchArgs) -> anyhow::Result<()> {
     let url = args.backend.as_str();
-    let backend = baton::connect(url).await?;
-    backend.migrate().await?;
-    drop(backend);
-    let target = Target::from_url(url).await?;
-    let run = format!("{:08x}", fastrand::u32(..));
+    let Scenario { target, run, .. } = Scenario::open(url).await?;
     emit(&lease_report::header(&target, url, &args, &run));
 
     let mut commits = CommitCounter::open(&target).await?;

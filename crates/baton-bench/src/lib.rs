@@ -41,6 +41,7 @@ mod partitions_report;
 mod partitions_single;
 mod probe;
 mod report;
+mod scenario;
 mod statements;
 mod store_clock;
 mod tally;

@@ -19,7 +19,7 @@ use partitioned_etl::{Etl, Output, collect, generate, partitions};
 use crate::PartitionsBenchArgs;
 use crate::lease::{emit, progress};
 use crate::nodes::Fleet;
-use crate::target::Target;
+use crate::scenario::Scenario;
 use crate::{partitions_failover, partitions_report, partitions_single};
 
 /// How often the parent reads a running batch.
@@ -162,10 +162,7 @@ fn path_arg(path: &Path) -> anyhow::Result<String> {
 /// Runs the partitions scenario against `args.backend`.
 pub(crate) async fn run(args: PartitionsBenchArgs) -> anyhow::Result<()> {
     let url = args.backend.clone();
-    let backend = baton::connect(&url).await?;
-    backend.migrate().await?;
-    let target = Target::from_url(&url).await?;
-    let run = format!("{:08x}", fastrand::u32(..));
+    let Scenario { backend, target, run } = Scenario::open(&url).await?;
     // A temporary directory lives until the end of the run.
     let (dir, _temporary) = match &args.dir {
         Some(dir) => {

@@ -1,7 +1,6 @@
 //! `baton nodes` and `baton batch`, run as the real binary against a SQLite file seeded through
 //! its cluster store.
 
-use std::process::{Command, Output};
 use std::time::Duration;
 
 use baton::FencingToken;
@@ -13,25 +12,11 @@ use baton::core::cluster::{
 use baton::core::{ClusterStore, Result};
 use baton::sqlite::SqliteBackend;
 
-const BATON: &str = env!("CARGO_BIN_EXE_baton");
+mod common;
 
-struct Store {
-    _dir: tempfile::TempDir,
-    url: String,
-}
-
-fn store() -> Store {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("baton.db").display());
-    Store { _dir: dir, url }
-}
+use common::*;
 
 impl Store {
-    /// Runs baton with this store as `BATON_BACKEND`.
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(BATON).env("BATON_BACKEND", &self.url).args(args).output().expect("baton")
-    }
-
     /// Runs baton and answers its standard output, failing the test if it failed.
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
@@ -52,14 +37,6 @@ impl Store {
             })
             .unwrap()
     }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// The rows of a table: every line after the header but the next-page line, split on

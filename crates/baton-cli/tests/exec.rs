@@ -1,33 +1,12 @@
 //! `baton exec` and the lease commands, run as the real binary against a SQLite file.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BATON: &str = env!("CARGO_BIN_EXE_baton");
+mod common;
 
-struct Store {
-    _dir: tempfile::TempDir,
-    url: String,
-}
-
-fn store() -> Store {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("baton.db").display());
-    Store { _dir: dir, url }
-}
-
-fn baton(args: &[&str]) -> Output {
-    Command::new(BATON).args(args).output().expect("running baton")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use common::*;
 
 #[test]
 fn runs_the_command_with_the_token_and_returns_its_exit_code() {

@@ -1,27 +1,13 @@
 //! `baton exec --job`, `baton jobs`, `baton executions` and `baton audit`, run as the real
 //! binary against a SQLite file.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-const BATON: &str = env!("CARGO_BIN_EXE_baton");
+mod common;
 
-struct Store {
-    _dir: tempfile::TempDir,
-    url: String,
-}
-
-fn store() -> Store {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("baton.db").display());
-    Store { _dir: dir, url }
-}
+use common::*;
 
 impl Store {
-    /// Runs baton with this store as `BATON_BACKEND`.
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(BATON).env("BATON_BACKEND", &self.url).args(args).output().expect("baton")
-    }
-
     /// `baton exec --job nightly` for one fire, running `script`.
     fn exec(&self, fire: &str, script: &str) -> Output {
         self.run(&[
@@ -38,14 +24,6 @@ impl Store {
             script,
         ])
     }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]

@@ -75,27 +75,4 @@ impl Database for PostgresTarget {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stale_claims_chunk_rolls_back_whole() {
-    chunks::stale_chunk(PostgresTarget::open().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_partition_cut_between_chunks_resumes_after_the_last_one() {
-    chunks::cut_between_chunks(PostgresTarget::open().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_partition_cut_mid_chunk_rolls_it_back_and_resumes_elsewhere() {
-    chunks::cut_mid_chunk(PostgresTarget::open().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_outside_sink_repeats_the_chunk_cut_before_its_checkpoint() {
-    chunks::outside_sink_cut_before_checkpoint(PostgresTarget::open().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_checkpoint_outside_a_transaction_is_refused() {
-    chunks::checkpoint_outside_a_transaction(PostgresTarget::open().await).await;
-}
+chunk_cases!(PostgresTarget::open());

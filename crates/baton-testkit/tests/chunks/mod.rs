@@ -25,6 +25,37 @@ use support::{
     node, under,
 };
 
+/// One test per case, on the database that `$open` (an async expression) opens.
+#[macro_export]
+macro_rules! chunk_cases {
+    ($open:expr) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_stale_claims_chunk_rolls_back_whole() {
+            chunks::stale_chunk($open.await).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn a_partition_cut_between_chunks_resumes_after_the_last_one() {
+            chunks::cut_between_chunks($open.await).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn a_partition_cut_mid_chunk_rolls_it_back_and_resumes_elsewhere() {
+            chunks::cut_mid_chunk($open.await).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn an_outside_sink_repeats_the_chunk_cut_before_its_checkpoint() {
+            chunks::outside_sink_cut_before_checkpoint($open.await).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_checkpoint_outside_a_transaction_is_refused() {
+            chunks::checkpoint_outside_a_transaction($open.await).await;
+        }
+    };
+}
+
 /// A database holding the cluster store and the test's target table of (item, token) rows.
 #[async_trait]
 pub trait Database: Send + Sync + 'static {
