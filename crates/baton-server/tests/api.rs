@@ -126,7 +126,7 @@ async fn jobs_show_their_next_fires_and_last_outcome() {
     assert_eq!(nightly["name"], "nightly");
     assert_eq!(nightly["next_fires"], serde_json::json!(["2099-01-01T00:00:00.000Z"]));
     assert_eq!(nightly["last_outcome"]["status"], "succeeded");
-    assert_eq!(nightly["last_outcome"]["output"], "all good");
+    assert_eq!(nightly["last_outcome"]["fire_key"], "run-2");
     let hourly = &list.body["items"][1];
     assert_eq!(hourly["next_fires"].as_array().unwrap().len(), 1);
     assert!(hourly["last_outcome"].is_null());

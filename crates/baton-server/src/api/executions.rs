@@ -41,8 +41,10 @@ pub(crate) async fn one(
     Path(execution): Path<String>,
 ) -> ApiResult<Json<ExecutionView>> {
     let id = id("execution", &execution)?;
-    let record = state.backend.jobs().execution_get(id).await?;
+    let store = state.backend.jobs();
+    let record = store.execution_get(id).await?;
     let record =
         record.ok_or_else(|| ApiError::not_found(format!("execution {id} does not exist")))?;
-    Ok(Json(ExecutionView::from(&record)))
+    let output = store.execution_output(id).await?;
+    Ok(Json(ExecutionView::from(&record).with_output(output)))
 }

@@ -103,6 +103,7 @@ pub(crate) async fn show(
         .execution_get(id)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("execution {id} does not exist")))?;
+    let output = store.execution_output(id).await?;
     let now = store.now().await?;
     let row = ExecutionRow::new(&e, now);
     let at = |time: Option<baton::StoreTime>| {
@@ -129,7 +130,7 @@ pub(crate) async fn show(
         job: e.job.to_string(),
         status: e.status.as_str(),
         facts,
-        output: e.output,
+        output,
     })
 }
 

@@ -7,7 +7,7 @@ use baton::core::cluster::{BatchJob, Node};
 
 use super::format::{duration, instant, relative};
 
-/// The most characters of an execution's output shown in a table.
+/// The most characters of an execution's detail shown in a table.
 const PREVIEW_CHARS: usize = 80;
 
 /// A node and its health.
@@ -46,7 +46,8 @@ pub(crate) struct ExecutionRow {
     pub trigger: &'static str,
     pub node: String,
     pub took: String,
-    pub output_preview: String,
+    /// The first line of the error or reason, cut short.
+    pub detail: String,
 }
 
 impl ExecutionRow {
@@ -56,11 +57,10 @@ impl ExecutionRow {
             (Some(started), None) => format!("{} so far", duration(now.saturating_since(started))),
             _ => String::new(),
         };
-        let text = e.output.as_deref().or(e.detail.as_deref()).unwrap_or_default();
-        let last_line = text.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or_default();
-        let mut output_preview: String = last_line.chars().take(PREVIEW_CHARS).collect();
-        if last_line.chars().count() > PREVIEW_CHARS {
-            output_preview.push('…');
+        let first_line = e.detail.as_deref().and_then(|d| d.lines().next()).unwrap_or_default();
+        let mut detail: String = first_line.chars().take(PREVIEW_CHARS).collect();
+        if first_line.chars().count() > PREVIEW_CHARS {
+            detail.push('…');
         }
         ExecutionRow {
             id: e.id,
@@ -72,7 +72,7 @@ impl ExecutionRow {
             trigger: e.trigger.as_str(),
             node: e.node.as_ref().map(ToString::to_string).unwrap_or_default(),
             took,
-            output_preview,
+            detail,
         }
     }
 }

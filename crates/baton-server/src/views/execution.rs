@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{instant, maybe_instant};
 
-/// One attempt of one fire of a job, with its captured output.
+/// One attempt of one fire of a job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExecutionView {
     /// The store's id; listings page by it.
@@ -45,8 +45,18 @@ pub struct ExecutionView {
     pub covers_count: u64,
     /// Whether it was asked to stop.
     pub cancel_requested: bool,
-    /// The captured tail of a command's output, or the text its handler set.
+    /// The captured tail of a command's output, or the text its handler set. Only the view
+    /// of one execution reads it ([`with_output`](Self::with_output)); listings leave it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+}
+
+impl ExecutionView {
+    /// Adds the output recorded with the execution.
+    pub fn with_output(mut self, output: Option<String>) -> Self {
+        self.output = output;
+        self
+    }
 }
 
 impl From<&Execution> for ExecutionView {
@@ -70,7 +80,7 @@ impl From<&Execution> for ExecutionView {
             covers_through: maybe_instant(e.covers_through),
             covers_count: e.covers_count,
             cancel_requested: e.cancel_requested,
-            output: e.output.clone(),
+            output: None,
         }
     }
 }
