@@ -61,8 +61,8 @@ async fn actions_are_recorded_with_the_actor_and_peer() {
     assert_eq!(paused_job.body["paused"], true);
     assert!(paused(&fixture, "nightly").await);
 
-    let resumed =
-        post(&router, "/api/v1/jobs/nightly/resume", Some(ADMIN), Some("bell\u{7}")).await;
+    let too_long = "x".repeat(101);
+    let resumed = post(&router, "/api/v1/jobs/nightly/resume", Some(ADMIN), Some(&too_long)).await;
     assert_eq!(resumed.body["paused"], false);
 
     let log = actions(&fixture).await;
@@ -73,7 +73,7 @@ async fn actions_are_recorded_with_the_actor_and_peer() {
     assert_eq!(log[0]["target"], "job/nightly");
     let detail = log[0]["detail"].as_str().unwrap();
     assert!(detail.contains(PEER) && detail.contains("paused"), "{detail}");
-    assert_eq!(log[1]["actor"], "api", "an unprintable actor is replaced");
+    assert_eq!(log[1]["actor"], "api", "an actor over 100 bytes is replaced");
     assert_eq!(log[1]["action"], "job.resume");
 }
 

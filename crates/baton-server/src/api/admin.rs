@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use axum::Json;
 use axum::extract::connect_info::ConnectInfo;
-use axum::extract::{Path, State};
+use axum::extract::{FromRequestParts, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use baton::core::ForceReleaseParams;
 use baton::core::action::RecordActionParams;
@@ -33,17 +33,16 @@ pub(crate) struct Caller {
     peer: String,
 }
 
-impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Caller {
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
-        _: &S,
+        state: &S,
     ) -> Result<Self, Self::Rejection> {
-        let peer = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or_else(|| "unknown".to_string(), |ConnectInfo(addr)| addr.to_string());
+        let peer = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
+            .await
+            .map_or_else(|_| "unknown".to_string(), |ConnectInfo(addr)| addr.to_string());
         Ok(Caller { actor: actor(&parts.headers), peer })
     }
 }

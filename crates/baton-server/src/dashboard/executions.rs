@@ -125,13 +125,7 @@ pub(crate) async fn show(
         facts.push(("Covers", format!("{} fires through {}", e.covers_count, instant(through))));
     }
     facts.retain(|(_, value)| !value.is_empty());
-    page(&ExecutionPage {
-        id,
-        job: e.job.to_string(),
-        status: e.status.as_str(),
-        facts,
-        output,
-    })
+    page(&ExecutionPage { id, job: e.job.to_string(), status: e.status.as_str(), facts, output })
 }
 
 #[cfg(test)]
