@@ -1,9 +1,7 @@
-//! The dashboard reads a bounded amount whatever the size of the history: its pages render
-//! quickly with 10,000 executions recorded.
+//! The dashboard over a long history: every page answers, and the newest executions come
+//! first. How fast they render is measured by `baton bench dashboard`, not here.
 
 mod common;
-
-use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use baton::StoreTime;
@@ -15,11 +13,9 @@ use common::{Fixture, far_future, get, job_name};
 const HISTORY: i64 = 10_000;
 /// Jobs they belong to.
 const JOBS: i64 = 10;
-/// The slowest a page may render, server side.
-const BUDGET: Duration = Duration::from_millis(50);
 
 #[tokio::test]
-async fn pages_render_quickly_over_ten_thousand_executions() {
+async fn pages_answer_over_ten_thousand_executions_newest_first() {
     let fixture = Fixture::new().await;
     for job in 0..JOBS {
         fixture.job(&format!("job-{job}"), Schedule::once(far_future())).await;
@@ -49,14 +45,7 @@ async fn pages_render_quickly_over_ten_thousand_executions() {
         "/api/v1/jobs",
     ];
     for page in pages {
-        // The first request warms the connection pool and the statement cache.
         assert_eq!(get(&router, page).await.status, StatusCode::OK, "{page}");
-        let began = Instant::now();
-        let answer = get(&router, page).await;
-        let took = began.elapsed();
-        assert_eq!(answer.status, StatusCode::OK, "{page}");
-        println!("{page}: {took:?}");
-        assert!(took < BUDGET, "{page} took {took:?}, over {BUDGET:?}");
     }
     let newest = get(&router, "/executions").await.text;
     assert!(newest.contains(">10000</a>"), "the newest execution comes first");
