@@ -5,7 +5,7 @@ use std::process::Output;
 
 mod common;
 
-use common::agent::{Site, examples};
+use common::agent::{Site, workspace};
 use common::*;
 
 /// A job that is fine, for cases about other keys.
@@ -213,12 +213,14 @@ fn a_refused_file_starts_nothing_and_creates_no_store() {
 fn environment_overrides_are_checked_too() {
     let site = Site::new();
     site.write("baton.toml", JOB);
-    let out = site.baton(&["agent", "--config", "baton.toml", "--check"])
+    let out = site
+        .baton(&["agent", "--config", "baton.toml", "--check"])
         .env("BATON_BACKEND", "redis://cache")
         .output()
         .unwrap();
     assert_refused(&out, "BATON_BACKEND: unknown backend URL \"redis://cache\"", "expected");
-    let out = site.baton(&["agent", "--config", "baton.toml", "--check"])
+    let out = site
+        .baton(&["agent", "--config", "baton.toml", "--check"])
         .env("BATON_READ_TOKEN", "")
         .output()
         .unwrap();
@@ -245,7 +247,8 @@ fn check_accepts_a_good_file_and_prints_one_summary_line() {
         url = site.url
     );
     site.write("baton.toml", &text);
-    let out = site.baton(&["agent", "--config", "baton.toml", "--check"])
+    let out = site
+        .baton(&["agent", "--config", "baton.toml", "--check"])
         .env("BATON_ADMIN_TOKEN", "s3cret")
         .output()
         .unwrap();
@@ -263,8 +266,25 @@ fn check_accepts_a_good_file_and_prints_one_summary_line() {
 
 #[test]
 fn the_example_config_is_accepted() {
-    let example = examples().join("baton.toml");
+    let example = workspace().join("examples/baton.toml");
     let out = baton(&["agent", "--config", example.to_str().unwrap(), "--check"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains(": ok: "), "{}", stdout(&out));
+}
+
+#[test]
+fn the_kubernetes_config_map_holds_an_accepted_config() {
+    let manifest =
+        std::fs::read_to_string(workspace().join("deploy/kubernetes/configmap.yaml")).unwrap();
+    let mut lines = manifest.lines().skip_while(|line| line.trim() != "baton.toml: |").skip(1);
+    let mut text = String::new();
+    for line in lines.by_ref().take_while(|line| line.is_empty() || line.starts_with("    ")) {
+        text.push_str(line.strip_prefix("    ").unwrap_or(line));
+        text.push('\n');
+    }
+    assert!(text.contains("[[job]]"), "the config map's baton.toml: {text}");
+    let site = Site::new();
+    site.write("baton.toml", &text);
+    let out = site.check("baton.toml");
+    assert!(out.status.success(), "{}", stderr(&out));
 }
