@@ -18,12 +18,22 @@ pub enum Directive {
     },
 }
 
-/// Parses a directive line (with its prefix); the error names the line and what is accepted.
+/// How much of a refused line its message shows.
+const SHOWN_BYTES: usize = 200;
+
+/// Parses a directive line (with its prefix); the error names the line (its start, when long)
+/// and what is accepted.
 pub fn parse(line: &str) -> Result<Directive, String> {
     let refused = |why: &str| {
+        let mut end = line.len().min(SHOWN_BYTES);
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        let more = if end < line.len() { "…" } else { "" };
         format!(
-            "ignored {line:?}: {why}; expected `::baton checkpoint <json> [progress]`, such as \
-             `::baton checkpoint {{\"row\":1200}} 1200`"
+            "ignored {:?}{more}: {why}; expected `::baton checkpoint <json> [progress]`, such \
+             as `::baton checkpoint {{\"row\":1200}} 1200`",
+            &line[..end]
         )
     };
     let rest = line.strip_prefix(PREFIX).ok_or_else(|| refused("not a directive"))?;
@@ -78,5 +88,8 @@ mod tests {
             assert!(err.starts_with(&format!("ignored {line:?}: ")), "{err}");
             assert!(err.contains(why), "{err}");
         }
+        let long = format!("::baton checkpoint {{{}", "x".repeat(1000));
+        let err = parse(&long).unwrap_err();
+        assert!(err.starts_with(&format!("ignored {:?}…: ", &long[..SHOWN_BYTES])), "{err}");
     }
 }
