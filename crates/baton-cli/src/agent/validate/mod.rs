@@ -5,24 +5,17 @@ mod batch;
 mod command;
 mod job;
 mod schedule;
+mod settings;
 mod values;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::path::Path;
-use std::time::Duration;
 
-use baton::HolderId;
-use baton::cluster::NodeId;
-
-use super::config::{
-    AgentConfig, DEFAULT_BACKEND, DEFAULT_GRACE_PERIOD, DEFAULT_LISTEN, DEFAULT_MAX_CONCURRENT,
-    DEFAULT_OUTPUT_LIMIT, HttpConfig, MAX_OUTPUT_LIMIT, Timing,
-};
+use super::config::{AgentConfig, CommandBatch, CommandJob, DEFAULT_GRACE_PERIOD};
 use super::error::Problem;
 use super::locate::KeyPath;
-use super::schema::{RawConfig, RawHttp, RawTiming};
-use values::{duration, optional_duration, token};
+use super::schema::RawConfig;
+use values::optional_duration;
 
 /// The environment variables that override keys of the file.
 #[derive(Debug, Default, Clone)]
@@ -60,70 +53,20 @@ pub struct Context<'a> {
 /// Checks every value of `raw` and answers the configuration, or the first refused value.
 pub fn validate(raw: &RawConfig, context: &Context<'_>) -> Result<AgentConfig, Problem> {
     let root = KeyPath::root();
-    let backend = match &context.env.backend {
-        Some(url) => backend(url).map_err(|message| Problem::env("BATON_BACKEND", message))?,
-        None => backend(raw.backend.as_deref().unwrap_or(DEFAULT_BACKEND))
-            .map_err(|message| Problem::at(&root.key("backend"), message))?,
-    };
-    let node = match &raw.node_id {
-        Some(id) => {
-            NodeId::new(id.as_str()).map_err(|err| Problem::at(&root.key("node_id"), err))?
-        }
-        None => NodeId::from_host(context.host, fastrand::u32(..)),
-    };
-    let holder =
-        HolderId::new(node.as_str()).map_err(|err| Problem::at(&root.key("node_id"), err))?;
-    let grace_period = optional_duration(&root.key("grace_period"), raw.grace_period.as_ref())?
-        .unwrap_or(DEFAULT_GRACE_PERIOD);
-    let output_limit = match raw.output_limit {
-        None => DEFAULT_OUTPUT_LIMIT,
-        Some(limit) => usize::try_from(limit)
-            .ok()
-            .filter(|limit| *limit <= MAX_OUTPUT_LIMIT)
-            .ok_or_else(|| {
-                Problem::at(
-                    &root.key("output_limit"),
-                    format!("invalid output limit {limit}: expected 0 to {MAX_OUTPUT_LIMIT} bytes"),
-                )
-            })?,
-    };
-    let max_concurrent = match raw.max_concurrent {
-        None => DEFAULT_MAX_CONCURRENT,
-        Some(n @ 1..=10_000) => n as usize,
-        Some(n) => {
-            return Err(Problem::at(
-                &root.key("max_concurrent"),
-                format!("invalid max_concurrent {n}: expected 1 to 10000"),
-            ));
-        }
-    };
-    let timing = timing(&root.key("timing"), &raw.timing)?;
-    let http = http(&root.key("http"), &raw.http, context.env)?;
-    let mut names = HashMap::new();
-    let mut jobs = Vec::with_capacity(raw.jobs.len());
-    for (i, raw) in raw.jobs.iter().enumerate() {
-        let table = root.key("job").index(i);
-        let job = job::job(&table, raw, context.base)?;
-        unique(&mut names, job.name.as_str(), table)?;
-        jobs.push(job);
-    }
-    let mut batches = Vec::with_capacity(raw.batches.len());
-    for (i, raw) in raw.batches.iter().enumerate() {
-        let table = root.key("batch").index(i);
-        let batch = batch::batch(&table, raw, context.base)?;
-        unique(&mut names, batch.name.as_str(), table)?;
-        batches.push(batch);
-    }
+    let (node, holder) =
+        settings::node(&root.key("node_id"), raw.node_id.as_deref(), context.host)?;
+    let (jobs, batches) = jobs_and_batches(raw, context.base)?;
     let config = AgentConfig {
-        backend,
+        backend: settings::backend(&root.key("backend"), raw.backend.as_deref(), context.env)?,
         node_generated: raw.node_id.is_none(),
         node,
         holder,
-        grace_period,
-        output_limit,
-        max_concurrent,
-        timing,
-        http,
+        grace_period: optional_duration(&root.key("grace_period"), raw.grace_period.as_ref())?
+            .unwrap_or(DEFAULT_GRACE_PERIOD),
+        output_limit: settings::output_limit(&root.key("output_limit"), raw.output_limit)?,
+        max_concurrent: settings::max_concurrent(&root.key("max_concurrent"), raw.max_concurrent)?,
+        timing: settings::timing(&root.key("timing"), &raw.timing)?,
+        http: settings::http(&root.key("http"), &raw.http, context.env)?,
         jobs,
         batches,
     };
@@ -131,6 +74,29 @@ pub fn validate(raw: &RawConfig, context: &Context<'_>) -> Result<AgentConfig, P
     config.scheduler().validate().map_err(|err| Problem::at(&timing, err))?;
     config.cluster(context.host).validate().map_err(|err| Problem::at(&timing, err))?;
     Ok(config)
+}
+
+/// Every job and batch, their names unique across both.
+fn jobs_and_batches(
+    raw: &RawConfig,
+    base: &Path,
+) -> Result<(Vec<CommandJob>, Vec<CommandBatch>), Problem> {
+    let mut names = HashMap::new();
+    let mut jobs = Vec::with_capacity(raw.jobs.len());
+    for (i, raw) in raw.jobs.iter().enumerate() {
+        let table = KeyPath::root().key("job").index(i);
+        let job = job::job(&table, raw, base)?;
+        unique(&mut names, job.name.as_str(), table)?;
+        jobs.push(job);
+    }
+    let mut batches = Vec::with_capacity(raw.batches.len());
+    for (i, raw) in raw.batches.iter().enumerate() {
+        let table = KeyPath::root().key("batch").index(i);
+        let batch = batch::batch(&table, raw, base)?;
+        unique(&mut names, batch.name.as_str(), table)?;
+        batches.push(batch);
+    }
+    Ok((jobs, batches))
 }
 
 /// Refuses a name already used by another job or batch.
@@ -145,83 +111,4 @@ fn unique(names: &mut HashMap<String, KeyPath>, name: &str, table: KeyPath) -> R
         ));
     }
     Ok(())
-}
-
-/// A backend URL of a scheme this build can open.
-fn backend(url: &str) -> Result<String, String> {
-    match url.split_once("://").map(|(scheme, _)| scheme) {
-        Some("sqlite" | "postgres" | "postgresql" | "memory") => Ok(url.to_owned()),
-        _ => Err(format!(
-            "unknown backend URL {:?}: expected sqlite://PATH, postgres://USER@HOST:PORT/DB or memory://",
-            baton::redact(url)
-        )),
-    }
-}
-
-fn timing(table: &KeyPath, raw: &RawTiming) -> Result<Timing, Problem> {
-    let lease_ttl = optional_duration(&table.key("lease_ttl"), raw.lease_ttl.as_ref())?;
-    if let Some(ttl) = lease_ttl {
-        let holder = HolderId::new("check").expect("a valid holder id");
-        let elector = baton::ElectorConfig::new(holder).with_ttl(ttl);
-        elector.validate().map_err(|err| Problem::at(&table.key("lease_ttl"), err))?;
-    }
-    let key = table.key("heartbeat_interval");
-    let heartbeat_interval = match &raw.heartbeat_interval {
-        Some(text) => duration(&key, text)?,
-        None => Duration::from_secs(2),
-    };
-    if heartbeat_interval < Duration::from_millis(10) {
-        return Err(Problem::at(
-            &key,
-            format!("invalid heartbeat interval {heartbeat_interval:?}: expected at least 10ms"),
-        ));
-    }
-    let key = table.key("unreachable_after");
-    let unreachable_after = match &raw.unreachable_after {
-        Some(text) => duration(&key, text)?,
-        None => Duration::from_secs(10),
-    };
-    if unreachable_after < heartbeat_interval * 3 {
-        return Err(Problem::at(
-            &key,
-            format!(
-                "invalid unreachable threshold {unreachable_after:?}: expected at least three \
-                 heartbeat intervals ({:?})",
-                heartbeat_interval * 3
-            ),
-        ));
-    }
-    Ok(Timing { lease_ttl, heartbeat_interval, unreachable_after })
-}
-
-fn http(table: &KeyPath, raw: &RawHttp, env: &Environment) -> Result<HttpConfig, Problem> {
-    let key = table.key("listen");
-    let text = raw.listen.as_deref().unwrap_or(DEFAULT_LISTEN);
-    let listen: SocketAddr = text.parse().map_err(|_| {
-        Problem::at(
-            &key,
-            format!("invalid listen address {text:?}: expected IP:PORT, such as 127.0.0.1:8080 or [::]:8080"),
-        )
-    })?;
-    let admin_token = token_setting(
-        ("BATON_ADMIN_TOKEN", env.admin_token.as_deref()),
-        (&table.key("admin_token"), raw.admin_token.as_deref()),
-    )?;
-    let read_token = token_setting(
-        ("BATON_READ_TOKEN", env.read_token.as_deref()),
-        (&table.key("read_token"), raw.read_token.as_deref()),
-    )?;
-    Ok(HttpConfig { listen, admin_token, read_token })
-}
-
-/// A token from its environment variable, or else from its key.
-fn token_setting(
-    (variable, from_env): (&'static str, Option<&str>),
-    (key, from_file): (&KeyPath, Option<&str>),
-) -> Result<Option<String>, Problem> {
-    match (from_env, from_file) {
-        (Some(text), _) => token(text).map(Some).map_err(|message| Problem::env(variable, message)),
-        (None, Some(text)) => token(text).map(Some).map_err(|message| Problem::at(key, message)),
-        (None, None) => Ok(None),
-    }
 }
