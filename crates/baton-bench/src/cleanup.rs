@@ -100,6 +100,7 @@ async fn settle(
                     token: execution.token?,
                     status: ExecutionStatus::Cancelled,
                     detail: Some("the benchmark run ended before a worker ran it".into()),
+                    output: None,
                 })
             })
             .collect();

@@ -107,6 +107,7 @@ fn succeeded(execution: &Execution) -> Option<CompleteParams> {
         token: execution.token?,
         status: ExecutionStatus::Succeeded,
         detail: None,
+        output: None,
     })
 }
 

@@ -120,6 +120,10 @@ impl JobStore for TalliedJobs {
         tallied!("execution_get", self.inner.execution_get(id))
     }
 
+    async fn execution_output(&self, id: i64) -> Result<Option<String>> {
+        tallied!("execution_output", self.inner.execution_output(id))
+    }
+
     async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {
         tallied!("execution_list", self.inner.execution_list(params))
     }

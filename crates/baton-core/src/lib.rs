@@ -5,6 +5,7 @@
 //! job policies and misfire decisions, the backend traits, a portable error type, and an
 //! in-memory backend that is the reference implementation of those traits.
 
+pub mod action;
 pub mod cluster;
 pub mod error;
 pub mod fence;
@@ -16,6 +17,7 @@ pub mod page;
 pub mod schedule;
 pub mod time;
 
+pub use action::ActionStore;
 pub use cluster::{ClusterStore, NodeId};
 pub use error::{Error, ErrorKind, Result};
 pub use job::{Execution, ExecutionStatus, FireKey, Job, JobDefinition, JobStore, Trigger};

@@ -49,6 +49,19 @@ pub struct Page<T> {
     pub next: Option<Cursor>,
 }
 
+impl<T> Page<T> {
+    /// A page of at most `limit` items from `items`, read with one extra item to tell whether
+    /// another page follows; `id` gives an item's keyset position.
+    pub fn from_fetched(mut items: Vec<T>, limit: u32, id: impl Fn(&T) -> i64) -> Page<T> {
+        let limit = limit as usize;
+        let next = (limit > 0 && items.len() > limit).then(|| {
+            items.truncate(limit);
+            Cursor::after(id(&items[limit - 1]))
+        });
+        Page { items, next }
+    }
+}
+
 /// The largest page size any listing returns.
 pub const MAX_PAGE_SIZE: u32 = 1000;
 

@@ -1,7 +1,8 @@
 -- Finishes running executions (compare-and-set on each one's token), frees their jobs for the
 -- next claim, and records the retries their jobs' policies call for, in one statement and one
 -- commit. Workers are woken when a retry was recorded or an execution of a freed job waits.
---   $1 execution ids, $2 tokens, $3 final statuses, $4 details (pairwise arrays).
+--   $1 execution ids, $2 tokens, $3 final statuses, $4 details, $5 outputs (pairwise arrays;
+--   an output is kept apart, in baton_execution_outputs).
 -- Answers the finished executions (part 'execution') and the retries (part 'retry'); an
 -- execution not answered no longer runs under its token.
 WITH clock AS MATERIALIZED (
@@ -32,6 +33,13 @@ done AS (
     RETURNING e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger, e.status,
               e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
               e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
+),
+kept AS (
+    INSERT INTO baton_execution_outputs (execution_id, output)
+    SELECT d.id, reported.output
+    FROM done AS d
+    JOIN unnest($1::BIGINT[], $5::TEXT[]) AS reported (id, output) ON reported.id = d.id
+    WHERE reported.output IS NOT NULL
 ),
 freed AS (
     UPDATE baton_jobs AS j

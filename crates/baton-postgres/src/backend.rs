@@ -8,6 +8,7 @@ use baton_core::{Error, ErrorKind, Result};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection, PgConnection};
 
+use crate::actions::PostgresActionStore;
 use crate::cluster::PostgresClusterStore;
 use crate::connections::Connections;
 use crate::error::connect_error;
@@ -80,6 +81,11 @@ impl PostgresBackend {
     /// The cluster store over this pool.
     pub fn cluster(&self) -> PostgresClusterStore {
         PostgresClusterStore::new(self.connections.clone())
+    }
+
+    /// The operator action log over this pool.
+    pub fn actions(&self) -> PostgresActionStore {
+        PostgresActionStore::new(self.connections.clone())
     }
 
     /// Where this backend connects, as `host:port` (or a socket path).

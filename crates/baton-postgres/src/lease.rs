@@ -202,12 +202,8 @@ impl LeaseStore for PostgresLeaseStore {
             .connections
             .fetch_all(query.bind(fetch), || "reading the leader-change history".to_string())
             .await?;
-        let mut items = rows.iter().map(row::leader_change).collect::<Result<Vec<_>>>()?;
-        let next = (items.len() > limit).then(|| {
-            items.truncate(limit);
-            Cursor::after(items[limit - 1].id)
-        });
-        Ok(Page { items, next })
+        let items = rows.iter().map(row::leader_change).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_fetched(items, limit as u32, |item| item.id))
     }
 
     async fn now(&self) -> Result<StoreTime> {

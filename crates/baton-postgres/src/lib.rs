@@ -20,6 +20,7 @@
 //! The schema lives in tables prefixed `baton_` and is versioned in its own migrations table,
 //! [`MIGRATIONS_TABLE`], so it never mixes with the host application's migrations.
 
+mod actions;
 mod backend;
 mod changes;
 mod checkpoint;
@@ -35,6 +36,7 @@ mod queries;
 mod row;
 mod url;
 
+pub use actions::PostgresActionStore;
 pub use backend::PostgresBackend;
 pub use checkpoint::checkpoint_in;
 pub use cluster::PostgresClusterStore;

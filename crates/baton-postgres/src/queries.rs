@@ -26,6 +26,12 @@ queries! {
     LEASE_FORCE_RELEASE = "lease_force_release.sql";
     /// The server's time.
     NOW = "now.sql";
+    /// Record an operator action.
+    ACTION_INSERT = "action_insert.sql";
+    /// One page of the action log.
+    ACTION_LIST = "action_list.sql";
+    /// The output recorded with an execution.
+    EXECUTION_OUTPUT_GET = "execution_output_get.sql";
     /// One page of the history of every lease.
     HISTORY_ALL = "history_all.sql";
     /// One page of the history of one lease.

@@ -161,6 +161,16 @@ pub(crate) fn text(row: &PgRow, name: &str) -> Result<String> {
     column(row, name)
 }
 
+/// An optional text column.
+pub(crate) fn optional_text(row: &PgRow, name: &str) -> Result<Option<String>> {
+    column(row, name)
+}
+
+/// An instant column.
+pub(crate) fn required_instant(row: &PgRow, name: &str) -> Result<StoreTime> {
+    column::<i64>(row, name).map(StoreTime::from_millis)
+}
+
 /// An optional instant column.
 pub(crate) fn instant(row: &PgRow, name: &str) -> Result<Option<StoreTime>> {
     column::<Option<i64>>(row, name).map(|ms| ms.map(StoreTime::from_millis))

@@ -7,6 +7,7 @@ use baton_core::{Error, ErrorKind, Result};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteSynchronous};
 
+use crate::actions::SqliteActionStore;
 use crate::cluster::SqliteClusterStore;
 use crate::error::{classify, is_busy};
 use crate::jobs::SqliteJobStore;
@@ -90,6 +91,11 @@ impl SqliteBackend {
     /// write lock and the token counter with [`leases`](Self::leases).
     pub fn jobs(&self) -> SqliteJobStore {
         SqliteJobStore::new(self.write.clone(), self.read.clone(), self.due.clone())
+    }
+
+    /// The operator action log in this file.
+    pub fn actions(&self) -> SqliteActionStore {
+        SqliteActionStore::new(self.write.clone(), self.read.clone())
     }
 
     /// The cluster store of this database: nodes, partitioned batches and their partitions. It

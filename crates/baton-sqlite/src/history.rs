@@ -32,12 +32,6 @@ pub(crate) async fn page(read: &SqlitePool, params: HistoryParams) -> Result<Pag
     }
     .map_err(|err| from_sqlx("reading the leader-change history", err))?;
 
-    let mut items =
-        rows.into_iter().map(LeaderChangeRow::into_change).collect::<Result<Vec<_>>>()?;
-    let limit = limit as usize;
-    let next = (items.len() > limit).then(|| {
-        items.truncate(limit);
-        Cursor::after(items[limit - 1].id)
-    });
-    Ok(Page { items, next })
+    let items = rows.into_iter().map(LeaderChangeRow::into_change).collect::<Result<Vec<_>>>()?;
+    Ok(Page::from_fetched(items, limit, |change| change.id))
 }

@@ -43,6 +43,7 @@
 //! a network filesystem. In-memory databases are refused, since other processes could not see
 //! them.
 
+mod actions;
 mod backend;
 mod checkpoint;
 mod cluster;
@@ -58,6 +59,7 @@ mod row;
 mod tx;
 mod url;
 
+pub use actions::SqliteActionStore;
 pub use backend::SqliteBackend;
 pub use checkpoint::checkpoint_in;
 pub use cluster::SqliteClusterStore;

@@ -61,8 +61,10 @@ async fn migrations_are_idempotent_and_recorded_in_a_prefixed_table() {
     assert_eq!(
         ours,
         [
+            "baton_actions",
             "baton_batches",
             "baton_counters",
+            "baton_execution_outputs",
             "baton_executions",
             "baton_fences",
             "baton_jobs",

@@ -1,17 +1,18 @@
 //! The databases the backends' suites run on: a SQLite file in a temporary directory and a
 //! throwaway PostgreSQL server. Every `backend()` call opens a backend of its own (its own
 //! pools or connections), as a separate process would; the schema is migrated on first use.
-//! Both are harnesses of the job and cluster conformance suites.
+//! Both are harnesses of the job, cluster and action-log conformance suites.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use baton::postgres::PostgresBackend;
 use baton::sqlite::SqliteBackend;
-use baton_core::{ClusterStore, JobStore};
+use baton_core::{ActionStore, ClusterStore, JobStore};
 use sqlx::{Connection, PgConnection};
 use tokio::sync::OnceCell;
 
+use crate::conformance::actions::ActionHarness;
 use crate::conformance::cluster::ClusterHarness;
 use crate::conformance::jobs::JobHarness;
 use crate::servers::PostgresServer;
@@ -99,5 +100,19 @@ impl JobHarness for PostgresDatabase {
 impl ClusterHarness for PostgresDatabase {
     async fn store(&self) -> Arc<dyn ClusterStore> {
         Arc::new(self.backend().await.cluster())
+    }
+}
+
+#[async_trait]
+impl ActionHarness for SqliteFile {
+    async fn store(&self) -> Arc<dyn ActionStore> {
+        Arc::new(self.backend().await.actions())
+    }
+}
+
+#[async_trait]
+impl ActionHarness for PostgresDatabase {
+    async fn store(&self) -> Arc<dyn ActionStore> {
+        Arc::new(self.backend().await.actions())
     }
 }

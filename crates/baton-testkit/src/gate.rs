@@ -214,6 +214,9 @@ impl JobStore for Gated<dyn JobStore> {
     async fn execution_get(&self, id: i64) -> Result<Option<Execution>> {
         self.gate.pass(self.inner.execution_get(id)).await
     }
+    async fn execution_output(&self, id: i64) -> Result<Option<String>> {
+        self.gate.pass(self.inner.execution_output(id)).await
+    }
     async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {
         self.gate.pass(self.inner.execution_list(params)).await
     }

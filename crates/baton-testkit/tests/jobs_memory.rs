@@ -108,6 +108,7 @@ async fn rescue_waits_until_the_heartbeat_is_strictly_older_than_stale_after() {
         token: running.token.unwrap(),
         status: ExecutionStatus::Succeeded,
         detail: None,
+        output: None,
     };
     assert!(store.complete(late).await.is_err(), "the abandoned attempt cannot complete");
 }
@@ -125,6 +126,7 @@ async fn prune_judges_age_strictly_on_the_store_clock() {
             token,
             status: ExecutionStatus::Succeeded,
             detail: None,
+            output: None,
         };
         store.complete(done).await.unwrap();
     }

@@ -113,6 +113,7 @@ async fn race_claimers(overlap: OverlapPolicy) {
                         token: execution.token.expect("token"),
                         status: ExecutionStatus::Succeeded,
                         detail: None,
+                        output: None,
                     };
                     store.complete(done).await.expect("complete");
                 }
@@ -267,6 +268,7 @@ async fn claim_and_complete_are_one_transaction_each() {
         token: running.token.unwrap(),
         status: ExecutionStatus::Failed,
         detail: Some("boom".into()),
+        output: None,
     };
     let completed = store.complete(done).await.unwrap();
     let after = next_xid(&mut admin).await;
@@ -296,6 +298,7 @@ async fn complete_batch_judges_each_completion_in_one_transaction() {
         token: running[i].token.unwrap(),
         status,
         detail: None,
+        output: None,
     };
     let stale =
         CompleteParams { token: running[0].token.unwrap(), ..done(1, ExecutionStatus::Failed) };

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use baton_core::{ClusterStore, Error, JobStore, LeaseStore, Result};
+use baton_core::{ActionStore, ClusterStore, Error, JobStore, LeaseStore, Result};
 
 /// An open connection to one coordination store.
 #[derive(Clone)]
@@ -10,6 +10,7 @@ pub struct Backend {
     leases: Arc<dyn LeaseStore>,
     jobs: Arc<dyn JobStore>,
     cluster: Arc<dyn ClusterStore>,
+    actions: Arc<dyn ActionStore>,
     migrator: Migrator,
 }
 
@@ -49,6 +50,7 @@ pub async fn connect(url: &str) -> Result<Backend> {
             leases: Arc::new(baton_core::memory::MemoryLeaseStore::default()),
             jobs: Arc::new(baton_core::memory::MemoryJobStore::new()),
             cluster: Arc::new(baton_core::memory::MemoryClusterStore::new()),
+            actions: Arc::new(baton_core::memory::MemoryActionStore::default()),
             migrator: Migrator::Memory,
         }),
         #[cfg(feature = "sqlite")]
@@ -58,6 +60,7 @@ pub async fn connect(url: &str) -> Result<Backend> {
                 leases: Arc::new(backend.leases()),
                 jobs: Arc::new(backend.jobs()),
                 cluster: Arc::new(backend.cluster()),
+                actions: Arc::new(backend.actions()),
                 migrator: Migrator::Sqlite(backend),
             })
         }
@@ -68,6 +71,7 @@ pub async fn connect(url: &str) -> Result<Backend> {
                 leases: Arc::new(backend.leases()),
                 jobs: Arc::new(backend.jobs()),
                 cluster: Arc::new(backend.cluster()),
+                actions: Arc::new(backend.actions()),
                 migrator: Migrator::Postgres(backend),
             })
         }
@@ -110,6 +114,11 @@ impl Backend {
     /// The cluster store of this backend: nodes, partitioned batches and their partitions.
     pub fn cluster(&self) -> Arc<dyn ClusterStore> {
         self.cluster.clone()
+    }
+
+    /// The operator action log of this backend: who asked for what, and when.
+    pub fn actions(&self) -> Arc<dyn ActionStore> {
+        self.actions.clone()
     }
 
     /// Whether the store is an embedded file owned by baton (migrated on open by the CLI).

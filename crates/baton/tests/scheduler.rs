@@ -123,7 +123,7 @@ async fn three_nodes_run_each_fire_once_across_a_leader_handover() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_failed_attempt_is_retried_with_a_greater_token() {
+async fn a_failed_attempt_is_retried_with_a_greater_token_and_each_keeps_its_output() {
     let cluster = Cluster::new();
     let failing = Job::every("flaky", Duration::from_secs(3600))
         .retry(
@@ -132,6 +132,7 @@ async fn a_failed_attempt_is_retried_with_a_greater_token() {
                 .with_backoff(Duration::from_millis(100), Duration::from_secs(1)),
         )
         .handler(|ctx: JobContext| async move {
+            ctx.set_output(format!("attempt {} ran", ctx.attempt()));
             if ctx.attempt() == 1 { Err("first attempt fails".to_string()) } else { Ok(()) }
         })
         .unwrap();
@@ -158,6 +159,10 @@ async fn a_failed_attempt_is_retried_with_a_greater_token() {
     assert_eq!(first.detail.as_deref(), Some("first attempt fails"));
     assert_eq!((retry.attempt, retry.trigger), (2, Trigger::Retry));
     assert_eq!(retry.fire_key, first.fire_key);
+    for (execution, output) in [(first, "attempt 1 ran"), (retry, "attempt 2 ran")] {
+        let kept = cluster.jobs.execution_output(execution.id).await.unwrap();
+        assert_eq!(kept.as_deref(), Some(output), "each attempt keeps the output it set");
+    }
     assert!(retry.token > first.token, "{:?} then {:?}", first.token, retry.token);
 }
 

@@ -70,6 +70,9 @@ impl JobStore for Cuttable {
     async fn execution_get(&self, id: i64) -> Result<Option<Execution>> {
         self.inner.execution_get(id).await
     }
+    async fn execution_output(&self, id: i64) -> Result<Option<String>> {
+        self.inner.execution_output(id).await
+    }
     async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {
         self.inner.execution_list(params).await
     }

@@ -134,7 +134,7 @@ impl Fire {
         status: ExecutionStatus,
         detail: Option<String>,
     ) {
-        let params = CompleteParams { id: execution.id, token, status, detail };
+        let params = CompleteParams { id: execution.id, token, status, detail, output: None };
         if let Err(err) = self.store.complete(params).await {
             eprintln!("baton: recording the outcome of execution {} failed: {err}", execution.id);
         }

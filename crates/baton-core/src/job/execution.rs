@@ -182,6 +182,21 @@ impl fmt::Display for FireKey {
     }
 }
 
+/// The most output kept with one execution, in bytes; longer output keeps its tail.
+pub const MAX_OUTPUT_BYTES: usize = 1024 * 1024;
+
+/// The last `limit` bytes of `text` or fewer, cut at a character boundary.
+pub fn output_tail(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut start = text.len() - limit;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
 /// One attempt of one fire of a job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Execution {
@@ -225,4 +240,18 @@ pub struct Execution {
     pub covers_count: u64,
     /// An operator or a `replace` overlap asked the running attempt to stop.
     pub cancel_requested: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::output_tail;
+
+    #[test]
+    fn output_tail_keeps_the_end_at_a_character_boundary() {
+        assert_eq!(output_tail("hello", 10), "hello");
+        assert_eq!(output_tail("hello", 3), "llo");
+        // "é" is two bytes: a cut inside it moves forward to the next character.
+        assert_eq!(output_tail("aé b", 3), " b");
+        assert_eq!(output_tail("aé b", 4), "é b");
+    }
 }

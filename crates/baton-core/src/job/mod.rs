@@ -23,7 +23,7 @@ mod store;
 
 pub use audit::{AuditReport, Finding, audit};
 pub use definition::{Job, JobDefinition};
-pub use execution::{Execution, ExecutionStatus, FireKey, Trigger};
+pub use execution::{Execution, ExecutionStatus, FireKey, MAX_OUTPUT_BYTES, Trigger, output_tail};
 pub use listing::{all_executions, all_jobs, executions_for_audit};
 pub use store::{
     ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,

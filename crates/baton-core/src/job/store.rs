@@ -196,6 +196,9 @@ pub struct CompleteParams {
     pub status: ExecutionStatus,
     /// The error or reason, if any.
     pub detail: Option<String>,
+    /// What the attempt printed or reported, kept with the execution
+    /// (read it with [`JobStore::execution_output`]).
+    pub output: Option<String>,
 }
 
 /// The answer to [`CompleteParams`].
@@ -344,6 +347,9 @@ pub trait JobStore: Send + Sync + 'static {
 
     /// Reads one execution.
     async fn execution_get(&self, id: i64) -> Result<Option<Execution>>;
+
+    /// The output recorded when the execution completed; `None` when it recorded none.
+    async fn execution_output(&self, id: i64) -> Result<Option<String>>;
 
     /// Lists executions by id.
     async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>>;

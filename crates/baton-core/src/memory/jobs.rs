@@ -145,6 +145,10 @@ impl JobStore for MemoryJobStore {
         Ok(self.lock().executions.get(&id).cloned())
     }
 
+    async fn execution_output(&self, id: i64) -> Result<Option<String>> {
+        Ok(self.lock().outputs.get(&id).cloned())
+    }
+
     async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {
         self.lock().execution_list(params)
     }

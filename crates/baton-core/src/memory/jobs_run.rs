@@ -140,6 +140,9 @@ impl Records {
             })?;
         finish(execution, params.status, params.detail, now);
         let execution = execution.clone();
+        if let Some(output) = params.output {
+            self.outputs.insert(params.id, output);
+        }
         let retry = self.record_retry(params.id, now);
         let scheduled = retry.is_some();
         Ok(Written { outcome: Completed { execution, retry }, scheduled })

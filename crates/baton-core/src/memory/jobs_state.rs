@@ -18,6 +18,8 @@ pub(super) struct Records {
     job_index: HashMap<JobName, usize>,
     /// Executions by id.
     pub(super) executions: BTreeMap<i64, Execution>,
+    /// The output recorded with each completed execution that reported one.
+    pub(super) outputs: HashMap<i64, String>,
     /// The attempts of every fire: `(job, fire key)` → attempt → execution id.
     fires: HashMap<(JobName, FireKey), BTreeMap<u32, i64>>,
     /// The ids of every job's executions.
@@ -118,6 +120,7 @@ impl Records {
     /// Deletes an execution and its index entries.
     pub(super) fn remove(&mut self, id: i64) {
         let Some(execution) = self.executions.remove(&id) else { return };
+        self.outputs.remove(&id);
         let key = (execution.job.clone(), execution.fire_key.clone());
         if let Some(attempts) = self.fires.get_mut(&key) {
             attempts.remove(&execution.attempt);

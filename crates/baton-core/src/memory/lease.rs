@@ -149,7 +149,7 @@ impl LeaseStore for MemoryLeaseStore {
         let limit = check_page_size(params.limit)? as usize;
         let after = params.after.map_or(0, Cursor::last_id);
         let state = self.lock();
-        let mut items: Vec<LeaderChange> = state
+        let items: Vec<LeaderChange> = state
             .history
             .iter()
             .filter(|change| change.id > after)
@@ -157,11 +157,7 @@ impl LeaseStore for MemoryLeaseStore {
             .take(limit + 1)
             .cloned()
             .collect();
-        let next = (items.len() > limit).then(|| {
-            items.truncate(limit);
-            Cursor::after(items[limit - 1].id)
-        });
-        Ok(Page { items, next })
+        Ok(Page::from_fetched(items, limit as u32, |item| item.id))
     }
 
     async fn now(&self) -> Result<StoreTime> {

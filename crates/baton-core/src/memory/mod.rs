@@ -4,6 +4,7 @@
 //! exists to pin down the semantics every other backend must match and to drive simulations with
 //! a [`ManualClock`](crate::time::ManualClock).
 
+mod actions;
 mod changes;
 mod cluster;
 mod cluster_batches;
@@ -18,6 +19,7 @@ mod jobs_run;
 mod jobs_state;
 mod lease;
 
+pub use actions::MemoryActionStore;
 pub use cluster::MemoryClusterStore;
 pub use jobs::MemoryJobStore;
 pub use lease::MemoryLeaseStore;

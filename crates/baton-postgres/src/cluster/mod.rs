@@ -27,7 +27,7 @@ use baton_core::cluster::{
     PartitionReassignParams, Reassigned,
 };
 use baton_core::page::MAX_PAGE_SIZE;
-use baton_core::{Cursor, Error, ErrorKind, Page, Result, StoreTime};
+use baton_core::{Error, ErrorKind, Page, Result, StoreTime};
 
 use crate::connections::Connections;
 
@@ -69,16 +69,6 @@ fn check_limit(what: &str, limit: u32) -> Result<()> {
 /// A count as a `BIGINT` column holds it; counts beyond `i64::MAX` are kept as `i64::MAX`.
 fn stored_count(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
-}
-
-/// A page of `limit` items from up to `limit + 1` read, with a cursor when more follow.
-fn page<T>(mut items: Vec<T>, limit: u32, key: impl Fn(&T) -> i64) -> Page<T> {
-    let limit = limit as usize;
-    let next = (items.len() > limit).then(|| {
-        items.truncate(limit);
-        Cursor::after(key(&items[limit - 1]))
-    });
-    Page { items, next }
 }
 
 #[async_trait]

@@ -8,7 +8,7 @@ use baton_core::cluster::{
 use baton_core::page::check_page_size;
 use baton_core::{Cursor, Page, Result, StoreTime};
 
-use super::{PostgresClusterStore, internal, page, rows};
+use super::{PostgresClusterStore, internal, rows};
 use crate::queries::{BATCH_GET, BATCH_LIST, NODE_CHANGES, NODE_LIST, NOW, PARTITION_LIST};
 use crate::row;
 
@@ -21,7 +21,7 @@ impl PostgresClusterStore {
             .bind(i64::from(limit) + 1);
         let found = self.connections.fetch_all(query, || "listing nodes".to_string()).await?;
         let nodes = found.iter().map(rows::node).collect::<Result<Vec<_>>>()?;
-        Ok(page(nodes, limit, |node| node.seq))
+        Ok(Page::from_fetched(nodes, limit, |node| node.seq))
     }
 
     pub(super) async fn list_changes(&self, params: NodeChangesParams) -> Result<Page<NodeChange>> {
@@ -33,7 +33,7 @@ impl PostgresClusterStore {
         let found =
             self.connections.fetch_all(query, || "listing node changes".to_string()).await?;
         let changes = found.iter().map(rows::node_change).collect::<Result<Vec<_>>>()?;
-        Ok(page(changes, limit, |change| change.id))
+        Ok(Page::from_fetched(changes, limit, |change| change.id))
     }
 
     pub(super) async fn get_batch(&self, id: i64) -> Result<Option<BatchJob>> {
@@ -52,7 +52,7 @@ impl PostgresClusterStore {
             .bind(i64::from(limit) + 1);
         let found = self.connections.fetch_all(query, || "listing batches".to_string()).await?;
         let batches = found.iter().map(rows::batch).collect::<Result<Vec<_>>>()?;
-        Ok(page(batches, limit, |batch| batch.id))
+        Ok(Page::from_fetched(batches, limit, |batch| batch.id))
     }
 
     pub(super) async fn list_partitions(
@@ -71,7 +71,7 @@ impl PostgresClusterStore {
             .fetch_all(query, || format!("listing the partitions of batch {batch}"))
             .await?;
         let partitions = found.iter().map(rows::partition).collect::<Result<Vec<_>>>()?;
-        Ok(page(partitions, limit, |partition| partition.id))
+        Ok(Page::from_fetched(partitions, limit, |partition| partition.id))
     }
 
     pub(super) async fn clock(&self) -> Result<StoreTime> {

@@ -5,7 +5,7 @@ use baton_core::job::JobListParams;
 use baton_core::page::check_page_size;
 use baton_core::{Cursor, Job, JobDefinition, JobName, Page, Result, StoreTime};
 
-use super::{PostgresJobStore, internal, millis, not_registered, page};
+use super::{PostgresJobStore, internal, millis, not_registered};
 use crate::queries::{
     JOB_GET, JOB_LAST_FIRES, JOB_LIST, JOB_SET_PAUSED, JOB_SKIP_THROUGH, JOB_UPSERT,
 };
@@ -68,7 +68,7 @@ impl PostgresJobStore {
             )
             .await?;
         let jobs = rows.iter().map(row::job).collect::<Result<Vec<_>>>()?;
-        Ok(page(jobs, limit, |job| job.id))
+        Ok(Page::from_fetched(jobs, limit, |job| job.id))
     }
 
     pub(super) async fn set_paused(&self, name: &JobName, paused: bool) -> Result<Job> {

@@ -31,8 +31,13 @@ impl PostgresJobStore {
         let tokens: Vec<i64> = params.iter().map(|p| p.token.to_store()).collect();
         let statuses: Vec<&str> = params.iter().map(|p| p.status.as_str()).collect();
         let details: Vec<Option<&str>> = params.iter().map(|p| p.detail.as_deref()).collect();
-        let query =
-            sqlx::query(EXECUTION_COMPLETE).bind(&ids).bind(&tokens).bind(&statuses).bind(&details);
+        let outputs: Vec<Option<&str>> = params.iter().map(|p| p.output.as_deref()).collect();
+        let query = sqlx::query(EXECUTION_COMPLETE)
+            .bind(&ids)
+            .bind(&tokens)
+            .bind(&statuses)
+            .bind(&details)
+            .bind(&outputs);
         let what = || match ids.as_slice() {
             [id] => format!("completing execution {id}"),
             _ => format!("completing {} executions", ids.len()),

@@ -5,8 +5,8 @@ use baton_core::job::{ExecutionListParams, PruneParams};
 use baton_core::page::check_page_size;
 use baton_core::{Cursor, Execution, Page, Result, StoreTime};
 
-use super::{PostgresJobStore, internal, millis, page};
-use crate::queries::{EXECUTION_GET, EXECUTION_LIST, EXECUTION_PRUNE, NOW};
+use super::{PostgresJobStore, internal, millis};
+use crate::queries::{EXECUTION_GET, EXECUTION_LIST, EXECUTION_OUTPUT_GET, EXECUTION_PRUNE, NOW};
 use crate::row;
 
 impl PostgresJobStore {
@@ -18,6 +18,16 @@ impl PostgresJobStore {
             })
             .await?;
         found.as_ref().map(row::execution).transpose()
+    }
+
+    pub(super) async fn execution_output_of(&self, id: i64) -> Result<Option<String>> {
+        let found = self
+            .connections
+            .fetch_optional(sqlx::query(EXECUTION_OUTPUT_GET).bind(id), || {
+                format!("reading the output of execution {id}")
+            })
+            .await?;
+        found.as_ref().map(|found| row::text(found, "output")).transpose()
     }
 
     pub(super) async fn list_executions(
@@ -35,7 +45,7 @@ impl PostgresJobStore {
             .bind(i64::from(limit) + 1);
         let rows = self.connections.fetch_all(query, || "listing executions".to_string()).await?;
         let executions = rows.iter().map(row::execution).collect::<Result<Vec<_>>>()?;
-        Ok(page(executions, limit, |execution| execution.id))
+        Ok(Page::from_fetched(executions, limit, |execution| execution.id))
     }
 
     pub(super) async fn prune_job(&self, params: PruneParams) -> Result<u64> {

@@ -24,8 +24,7 @@ use baton_core::job::{
     RecordFiresParams, RescueParams, Rescued, TriggerOutcome, TriggerParams,
 };
 use baton_core::{
-    Cursor, Error, ErrorKind, Execution, Job, JobDefinition, JobName, JobStore, Page, Result,
-    StoreTime,
+    Error, ErrorKind, Execution, Job, JobDefinition, JobName, JobStore, Page, Result, StoreTime,
 };
 use sqlx::postgres::PgConnectOptions;
 
@@ -65,16 +64,6 @@ fn not_registered(name: &JobName) -> Error {
 
 fn internal(message: String) -> Error {
     Error::new(ErrorKind::Internal, message)
-}
-
-/// A page of `limit` items from up to `limit + 1` read, with a cursor when more follow.
-fn page<T>(mut items: Vec<T>, limit: u32, id: impl Fn(&T) -> i64) -> Page<T> {
-    let limit = limit as usize;
-    let next = (items.len() > limit).then(|| {
-        items.truncate(limit);
-        Cursor::after(id(&items[limit - 1]))
-    });
-    Page { items, next }
 }
 
 #[async_trait]
@@ -137,6 +126,10 @@ impl JobStore for PostgresJobStore {
 
     async fn execution_get(&self, id: i64) -> Result<Option<Execution>> {
         self.get_execution(id).await
+    }
+
+    async fn execution_output(&self, id: i64) -> Result<Option<String>> {
+        self.execution_output_of(id).await
     }
 
     async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {

@@ -23,7 +23,7 @@ pub(super) async fn nodes(read: &SqlitePool, params: NodeListParams) -> Result<P
         .fetch_all(read)
         .await
         .map_err(|err| from_sqlx("listing nodes", err))?;
-    Ok(page(decode_all(rows, NodeRow::into_node)?, limit, |node| node.seq))
+    Ok(Page::from_fetched(decode_all(rows, NodeRow::into_node)?, limit, |node| node.seq))
 }
 
 /// One page of node state changes, oldest first, optionally of one node.
@@ -42,7 +42,7 @@ pub(super) async fn node_changes(
     }
     let rows: Vec<NodeChangeRow> =
         query.fetch_all(read).await.map_err(|err| from_sqlx("listing node changes", err))?;
-    Ok(page(decode_all(rows, NodeChangeRow::into_change)?, limit, |change| change.id))
+    Ok(Page::from_fetched(decode_all(rows, NodeChangeRow::into_change)?, limit, |change| change.id))
 }
 
 /// Reads one batch.
@@ -71,7 +71,7 @@ pub(super) async fn batches(read: &SqlitePool, params: BatchListParams) -> Resul
     }
     let rows: Vec<BatchRow> =
         query.fetch_all(read).await.map_err(|err| from_sqlx("listing batches", err))?;
-    Ok(page(decode_all(rows, BatchRow::into_batch)?, limit, |batch| batch.id))
+    Ok(Page::from_fetched(decode_all(rows, BatchRow::into_batch)?, limit, |batch| batch.id))
 }
 
 /// One page of a batch's partitions by id, optionally in one state; an unknown batch has
@@ -95,18 +95,9 @@ pub(super) async fn partitions(
     let doing = format!("listing the partitions of batch {}", params.batch);
     let rows: Vec<PartitionRow> =
         query.fetch_all(read).await.map_err(|err| from_sqlx(&doing, err))?;
-    Ok(page(decode_all(rows, PartitionRow::into_partition)?, limit, |partition| partition.id))
-}
-
-/// A page of at most `limit` items from `items`, fetched with one extra row that tells whether
-/// another page follows.
-fn page<T>(mut items: Vec<T>, limit: u32, key: impl Fn(&T) -> i64) -> Page<T> {
-    let limit = limit as usize;
-    let next = (items.len() > limit).then(|| {
-        items.truncate(limit);
-        Cursor::after(key(&items[limit - 1]))
-    });
-    Page { items, next }
+    Ok(Page::from_fetched(decode_all(rows, PartitionRow::into_partition)?, limit, |partition| {
+        partition.id
+    }))
 }
 
 /// Where a listing starts: after the cursor, or before every id.

@@ -53,7 +53,7 @@ pub(super) async fn list(read: &SqlitePool, params: JobListParams) -> Result<Pag
         .await
         .map_err(|err| from_sqlx("listing jobs", err))?;
     let items = rows.into_iter().map(JobRow::into_job).collect::<Result<Vec<_>>>()?;
-    Ok(page(items, limit, |job| job.id))
+    Ok(Page::from_fetched(items, limit, |job| job.id))
 }
 
 /// Pauses or resumes a job: one update; `NotFound` if it is not registered.
@@ -137,14 +137,4 @@ pub(super) async fn first_missing(
         .await
         .map_err(|err| from_sqlx("checking that the jobs are registered", err))?;
     missing.map(|name| JobName::new(&name).map_err(|_| corrupt("job name", &name))).transpose()
-}
-
-/// A page of at most `limit` items from `items` (fetched with one extra row).
-pub(super) fn page<T>(mut items: Vec<T>, limit: u32, id: impl Fn(&T) -> i64) -> Page<T> {
-    let limit = limit as usize;
-    let next = (items.len() > limit).then(|| {
-        items.truncate(limit);
-        Cursor::after(id(&items[limit - 1]))
-    });
-    Page { items, next }
 }

@@ -100,6 +100,14 @@ async fn complete_in_one(
                 .fetch_optional(&mut *tx)
                 .await
                 .map_err(|err| from_sqlx(&doing, err))?;
+        if let (Some(_), Some(output)) = (&row, &params.output) {
+            sqlx::query(include_str!("../../queries/execution_output_insert.sql"))
+                .bind(params.id)
+                .bind(output)
+                .execute(&mut *tx)
+                .await
+                .map_err(|err| from_sqlx(&doing, err))?;
+        }
         finished.push(match row {
             Some(row) => row.into_execution(),
             None => Err(Error::lease_lost(format!(

@@ -7,7 +7,6 @@ use baton_core::{Cursor, Execution, Page, Result, StoreTime};
 use sqlx::SqlitePool;
 
 use super::Inner;
-use super::definitions::page;
 use super::rows::{self, ExecutionRow, duration_millis};
 use crate::error::from_sqlx;
 use crate::tx;
@@ -20,6 +19,15 @@ pub(super) async fn get(read: &SqlitePool, id: i64) -> Result<Option<Execution>>
         .await
         .map_err(|err| from_sqlx(&format!("reading execution {id}"), err))?;
     row.map(ExecutionRow::into_execution).transpose()
+}
+
+/// Reads the output recorded with an execution.
+pub(super) async fn output(read: &SqlitePool, id: i64) -> Result<Option<String>> {
+    sqlx::query_scalar(include_str!("../../queries/execution_output_get.sql"))
+        .bind(id)
+        .fetch_optional(read)
+        .await
+        .map_err(|err| from_sqlx(&format!("reading the output of execution {id}"), err))
 }
 
 /// One page of executions by id, filtered: `id > cursor ... ORDER BY id LIMIT n + 1`.
@@ -43,7 +51,7 @@ pub(super) async fn list(
     }
     let found: Vec<ExecutionRow> =
         query.fetch_all(read).await.map_err(|err| from_sqlx("listing executions", err))?;
-    Ok(page(rows::executions(found)?, limit, |execution| execution.id))
+    Ok(Page::from_fetched(rows::executions(found)?, limit, |execution| execution.id))
 }
 
 /// Deletes up to `batch` finished executions of one job that the retention no longer keeps,

@@ -133,6 +133,10 @@ impl JobStore for SqliteJobStore {
         history::get(&self.inner.read, id).await
     }
 
+    async fn execution_output(&self, id: i64) -> Result<Option<String>> {
+        history::output(&self.inner.read, id).await
+    }
+
     async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>> {
         history::list(&self.inner.read, params).await
     }

@@ -5,6 +5,7 @@
 //! `baton_testkit::lease_conformance!(harness());`, which expands to one `#[tokio::test]` per
 //! case so that each case passes or fails on its own.
 
+pub mod actions;
 pub mod cluster;
 pub mod jobs;
 pub mod lease;

@@ -1,7 +1,9 @@
 //! What a handler learns about the execution it runs.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use baton_core::job::{MAX_OUTPUT_BYTES, output_tail};
 use baton_core::schedule::JobName;
 use baton_core::{Execution, FencingToken, StoreTime, Trigger};
 use tokio_util::sync::CancellationToken;
@@ -21,7 +23,11 @@ pub struct JobContext {
     pub(crate) token: FencingToken,
     pub(crate) timeout: Option<Duration>,
     pub(crate) cancel: CancellationToken,
+    pub(crate) output: OutputSlot,
 }
+
+/// Where a handler leaves the output to keep with its execution.
+pub(crate) type OutputSlot = Arc<Mutex<Option<String>>>;
 
 impl JobContext {
     pub(crate) fn new(
@@ -39,6 +45,7 @@ impl JobContext {
             token,
             timeout,
             cancel,
+            output: OutputSlot::default(),
         }
     }
 
@@ -90,5 +97,16 @@ impl JobContext {
     /// The cancellation token, to hand to tasks the handler starts.
     pub fn cancellation_token(&self) -> CancellationToken {
         self.cancel.clone()
+    }
+
+    /// Keeps `output` with the execution when the handler returns (the last call wins): what
+    /// the job printed or wants an operator to read. Output longer than
+    /// [`MAX_OUTPUT_BYTES`] keeps its tail.
+    pub fn set_output(&self, output: impl Into<String>) {
+        let mut output = output.into();
+        if output.len() > MAX_OUTPUT_BYTES {
+            output = output_tail(&output, MAX_OUTPUT_BYTES).to_owned();
+        }
+        *self.output.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(output);
     }
 }

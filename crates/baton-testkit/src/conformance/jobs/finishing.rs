@@ -27,13 +27,17 @@ pub async fn complete_with_a_stale_token_changes_nothing(h: &dyn JobHarness) {
         token: token(other),
         ..complete_params(execution, ExecutionStatus::Failed)
     };
+    let stale = CompleteParams { output: Some("stale".into()), ..stale };
     let err = store.complete(stale).await.expect_err("a foreign token must not complete");
     assert_eq!(err.kind(), ErrorKind::LeaseLost, "{err}");
     assert!(err.to_string().contains(&execution.id.to_string()), "the error names it: {err}");
     assert_eq!(get(&*store, execution.id).await, before, "a refused completion changes nothing");
+    let output = store.execution_output(execution.id).await.expect("read the output");
+    assert_eq!(output, None, "a refused completion keeps no output");
 
     let params = CompleteParams {
         detail: Some("done".into()),
+        output: Some("line 1\nline 2 ✓\n".into()),
         ..complete_params(execution, ExecutionStatus::Succeeded)
     };
     let done = store.complete(params).await.expect("complete").execution;
@@ -41,6 +45,10 @@ pub async fn complete_with_a_stale_token_changes_nothing(h: &dyn JobHarness) {
     assert_eq!(done.token, execution.token);
     assert!(done.finished_at.is_some());
     assert_eq!(get(&*store, execution.id).await, done);
+    let output = store.execution_output(execution.id).await.expect("read the output");
+    assert_eq!(output.as_deref(), Some("line 1\nline 2 ✓\n"), "the output is kept");
+    let none = store.execution_output(other.id).await.expect("read the output");
+    assert_eq!(none, None, "a running execution has no output");
 
     let again = store.complete(complete_params(execution, ExecutionStatus::Failed)).await;
     assert_kind(again, ErrorKind::LeaseLost, "completing a finished execution");
@@ -61,6 +69,7 @@ pub async fn a_failed_attempt_is_retried_after_its_backoff(h: &dyn JobHarness) {
     let first = claim_running(&*store, &node, &slow, &[base]).await.remove(0);
     let params = CompleteParams {
         detail: Some("boom".into()),
+        output: None,
         ..complete_params(&first, ExecutionStatus::Failed)
     };
     let completed = store.complete(params).await.expect("complete");

@@ -110,7 +110,7 @@ pub(super) fn token(execution: &Execution) -> FencingToken {
 }
 
 pub(super) fn complete_params(execution: &Execution, status: ExecutionStatus) -> CompleteParams {
-    CompleteParams { id: execution.id, token: token(execution), status, detail: None }
+    CompleteParams { id: execution.id, token: token(execution), status, detail: None, output: None }
 }
 
 pub(super) async fn complete(

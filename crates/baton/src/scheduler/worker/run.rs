@@ -12,6 +12,13 @@ use super::completion::Finished;
 use super::{Running, StopReason, Worker};
 use crate::scheduler::JobContext;
 
+/// How a handler's execution ended: what to record.
+struct Outcome {
+    status: ExecutionStatus,
+    detail: Option<String>,
+    output: Option<String>,
+}
+
 impl Worker {
     /// Starts the handler of a claimed execution in a slot of its own, at `start_at` when it
     /// was claimed ahead of its due instant.
@@ -43,8 +50,8 @@ impl Worker {
         let worker = self.clone();
         self.handlers.spawn(async move {
             match worker.execute(&execution, token, cancel, start_at).await {
-                Some((status, detail)) => {
-                    let params = CompleteParams { id: execution.id, token, status, detail };
+                Some(Outcome { status, detail, output }) => {
+                    let params = CompleteParams { id: execution.id, token, status, detail, output };
                     // The channel closes only after every handler has finished.
                     let _ = outcomes.send(Finished { job: execution.job, params, slot });
                 }
@@ -66,7 +73,7 @@ impl Worker {
         token: FencingToken,
         cancel: CancellationToken,
         start_at: Option<Instant>,
-    ) -> Option<(ExecutionStatus, Option<String>)> {
+    ) -> Option<Outcome> {
         let Some(job) = self.jobs.get(&execution.job) else {
             self.running().remove(&execution.id);
             return None;
@@ -74,11 +81,15 @@ impl Worker {
         if let Some(start_at) = start_at {
             tokio::select! {
                 () = sleep_until(start_at) => {}
-                () = cancel.cancelled() => return self.stop_outcome(execution),
+                () = cancel.cancelled() => {
+                    let (status, detail) = self.stop_outcome(execution)?;
+                    return Some(Outcome { status, detail, output: None });
+                }
             }
         }
         let timeout = job.definition.policy.timeout;
         let ctx = JobContext::new(execution, token, timeout, cancel.clone());
+        let output = ctx.output.clone();
         let mut handler = job.handler.run(ctx);
         let grace = self.config.abandon_after / 5;
         let stopped = |handler| async move {
@@ -91,7 +102,7 @@ impl Worker {
             }
         };
         // A handler that has returned is judged by what it returned, whatever else happened.
-        tokio::select! {
+        let ended = tokio::select! {
             biased;
             outcome = &mut handler => Some(match outcome {
                 Ok(()) => (ExecutionStatus::Succeeded, None),
@@ -107,7 +118,10 @@ impl Worker {
                 stopped(&mut handler).await;
                 self.stop_outcome(execution)
             }
-        }
+        };
+        let (status, detail) = ended?;
+        let output = output.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
+        Some(Outcome { status, detail, output })
     }
 
     /// How an execution told to stop ended: `None` when it was lost (the store no longer

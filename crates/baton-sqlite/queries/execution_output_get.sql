@@ -1,0 +1,1 @@
+SELECT output FROM baton_execution_outputs WHERE execution_id = ?1
