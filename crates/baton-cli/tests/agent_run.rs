@@ -59,11 +59,11 @@ async fn a_scheduled_command_succeeds_with_its_output_recorded() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_failing_command_fails_its_execution_with_the_exit_status() {
+async fn a_failing_command_fails_with_its_exit_status_and_the_tail_of_its_output() {
     let site = Site::new();
     let config = format!(
-        "backend = \"{}\"\n[[job]]\nname = \"broken\"\n\
-         command = [\"sh\", \"-c\", \"echo oops >&2; exit 3\"]\nevery = \"1s\"\n",
+        "backend = \"{}\"\noutput_limit = 5\n[[job]]\nname = \"broken\"\n\
+         command = [\"sh\", \"-c\", \"echo too-long-oops >&2; exit 3\"]\nevery = \"1s\"\n",
         site.url
     );
     site.write("baton.toml", &config);
@@ -75,7 +75,8 @@ async fn a_failing_command_fails_its_execution_with_the_exit_status() {
     .await;
     assert_eq!(execution.detail.as_deref(), Some("exit status 3"));
     let output = backend.jobs().execution_output(execution.id).await.unwrap();
-    assert_eq!(output.as_deref(), Some("oops\n"));
+    // Standard error too, kept to its last 5 bytes, saying what was dropped.
+    assert_eq!(output.as_deref(), Some("[9 earlier bytes of output not kept]\noops\n"));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use baton::cluster::{ClusterConfig, NodeId, PartitionSpec, Strategy};
+use baton::core::job::MAX_OUTPUT_BYTES;
 use baton::core::schedule::{JobName, JobPolicy};
 use baton::scheduler::SchedulerConfig;
 use baton::{ElectorConfig, HolderId, StoreTime};
@@ -18,8 +19,9 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_GRACE_PERIOD: Duration = Duration::from_secs(30);
 /// Bytes of output kept per command by default.
 pub const DEFAULT_OUTPUT_LIMIT: usize = 64 * 1024;
-/// The most bytes of output a command may keep.
-pub const MAX_OUTPUT_LIMIT: usize = 1024 * 1024;
+/// The most bytes of output a command may keep: what an execution record keeps, less room for
+/// the line saying how many earlier bytes were dropped.
+pub const MAX_OUTPUT_LIMIT: usize = MAX_OUTPUT_BYTES - 64;
 /// Commands of each kind run at once by default.
 pub const DEFAULT_MAX_CONCURRENT: usize = 16;
 
