@@ -1,5 +1,6 @@
 //! The command line, as clap parses it.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -27,6 +28,9 @@ pub struct BackendArg {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the jobs of a config file as commands, as a node of the cluster (see
+    /// docs/config.md).
+    Agent(AgentArgs),
     /// Run a command only while holding a lease (the guard for a Kubernetes CronJob).
     Exec(ExecArgs),
     /// Inspect and administer leases.
@@ -54,6 +58,18 @@ pub enum Command {
     /// Run a local three-node demonstration: scheduling, a leader crash, the failover and a
     /// verification of the record.
     Demo(DemoArgs),
+}
+
+/// Arguments of `baton agent`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The config file (TOML).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Check the file without connecting to the store, print a summary line and exit (2 and
+    /// one line naming the file, line and key when it is refused).
+    #[arg(long)]
+    pub check: bool,
 }
 
 /// What `baton exec` does when the lease is held by someone else.
