@@ -1,6 +1,6 @@
 //! `baton agent` running against a SQLite file: scheduled commands and their records, a
 //! timeout that stops the command, a graceful stop that hands the scheduler over at once, and
-//! a partitioned command spread over two agents.
+//! a partitioned command spread over two agents, and the HTTP API each agent serves.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use baton::{Backend, LeaseName, StoreTime};
 
 mod common;
 
-use common::agent::{Site, eventually, process_exists};
+use common::agent::{Site, eventually, http, process_exists};
 
 /// The executions of `job` in `status`, oldest first.
 async fn executions(
@@ -188,4 +188,40 @@ async fn a_partitioned_command_completes_every_partition_over_two_agents() {
         nodes.insert(partition.node.as_ref().unwrap().as_str().to_owned());
     }
     assert_eq!(nodes, BTreeSet::from(["agent-a".to_owned(), "agent-b".to_owned()]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_agent_serves_its_api_and_steps_down_when_asked() {
+    let site = Site::new();
+    let config = format!(
+        "backend = \"{}\"\nnode_id = \"api-node\"\n[http]\nadmin_token = \"s3cret\"\n\
+         [[job]]\nname = \"greet\"\ncommand = [\"true\"]\nevery = \"1s\"\n",
+        site.url
+    );
+    site.write("baton.toml", &config);
+    let agent = site.start("baton.toml");
+    let address = agent.http_address().await;
+    let backend = site.backend().await;
+    eventually("the agent to lead the scheduler", Duration::from_secs(20), async || {
+        scheduler_leader(&backend).await.filter(|holder| holder.starts_with("api-node"))
+    })
+    .await;
+    assert_eq!(http(&address, "GET", "/healthz", None).0, 200);
+    assert_eq!(http(&address, "GET", "/readyz", None).0, 200);
+    let (status, jobs) = http(&address, "GET", "/api/v1/jobs", None);
+    assert_eq!(status, 200, "{jobs}");
+    assert!(jobs.contains("\"greet\""), "{jobs}");
+    let step_down = "/api/v1/leases/baton-scheduler/step-down";
+    assert_eq!(http(&address, "POST", step_down, None).0, 401, "admin actions need the token");
+    let (status, body) = http(&address, "POST", step_down, Some("s3cret"));
+    assert_eq!(status, 200, "{body}");
+    let history = backend.leases().history(baton::HistoryParams::default()).await.unwrap();
+    let released = history.items.iter().any(|change| change.lease.as_str() == "baton-scheduler");
+    assert!(released, "the scheduler lease is on record");
+    let (status, actions) = http(&address, "GET", "/api/v1/actions", None);
+    assert_eq!(status, 200, "{actions}");
+    assert!(actions.contains("lease.step_down"), "the step-down is recorded: {actions}");
+    let (status, metrics) = http(&address, "GET", "/metrics", None);
+    assert_eq!(status, 200);
+    assert!(metrics.contains("baton_"), "{metrics}");
 }

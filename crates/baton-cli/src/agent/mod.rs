@@ -10,6 +10,7 @@ mod batches;
 mod config;
 mod directive;
 mod error;
+mod http;
 mod jobs;
 mod lines;
 mod load;

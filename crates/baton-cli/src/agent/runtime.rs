@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 use super::batch_starts::batch_starter;
 use super::batches::partitioned_job;
 use super::config::AgentConfig;
+use super::http::{AgentNode, Http};
 use super::jobs::command_job;
 use super::runner::Runner;
 
@@ -31,10 +32,15 @@ pub enum Ending {
 /// leaves the cluster. A second signal ends the agent at once.
 pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
     let mut signals = Signals::new()?;
+    if let Err(err) = baton_server::metrics::install() {
+        tracing::warn!(%err, "metrics are not recorded");
+    }
     let backend = baton::connect(&config.backend).await?;
     if backend.is_embedded() {
         backend.migrate().await.context("preparing the SQLite file")?;
     }
+    let (node, mut step_downs) = AgentNode::new(config.node.to_string());
+    let http = Http::start(&config.http, backend.clone(), node.clone()).await?;
     let runner =
         Runner { output_limit: config.output_limit, kill_grace: config.timing.kill_grace() };
     let mut cluster =
@@ -42,21 +48,44 @@ pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
     for batch in &config.batches {
         cluster = cluster.partitioned(partitioned_job(batch, runner));
     }
-    let cluster = Arc::new(cluster.start().await.context("joining the cluster")?);
+    let cluster = match cluster.start().await.context("joining the cluster") {
+        Ok(cluster) => Arc::new(cluster),
+        Err(err) => {
+            http.stop().await;
+            return Err(err);
+        }
+    };
     let scheduler = match start_scheduler(&config, &backend, runner, &cluster).await {
         Ok(scheduler) => scheduler,
         Err(err) => {
             cluster.shutdown().await;
+            http.stop().await;
             return Err(err);
         }
     };
+    node.set_ready(true);
     tracing::info!(node = %config.node, jobs = config.jobs.len(), batches = config.batches.len(),
-        backend = %baton::redact(&config.backend), "agent started");
+        backend = %baton::redact(&config.backend), http = %http.address, "agent started");
     let watchers = [
         log_leadership("scheduler", scheduler.leadership()),
         log_leadership("cluster", cluster.leadership()),
     ];
-    let signal = signals.next().await;
+    let signal = loop {
+        tokio::select! {
+            signal = signals.next() => break signal,
+            Some(request) = step_downs.recv() => {
+                let held = if request.lease == config.scheduler().lease {
+                    scheduler.step_down().await
+                } else if request.lease == config.cluster(host).lease {
+                    cluster.step_down().await
+                } else {
+                    false
+                };
+                let _ = request.reply.send(held);
+            }
+        }
+    };
+    node.set_ready(false);
     tracing::info!(signal, grace_period = ?config.grace_period, "stopping: waiting for running commands");
     let shutdown = async {
         let cluster_shutdown = async {
@@ -73,6 +102,7 @@ pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
         }
     };
     watchers.iter().for_each(JoinHandle::abort);
+    http.stop().await;
     if let Ending::Graceful = ending {
         tracing::info!(node = %config.node, "agent stopped");
     }

@@ -39,7 +39,9 @@ impl Site {
     pub fn baton(&self, args: &[&str]) -> Command {
         let mut command = Command::new(BATON);
         command.current_dir(self.dir.path()).args(args);
-        for name in ["BATON_BACKEND", "BATON_ADMIN_TOKEN", "BATON_READ_TOKEN", "BATON_LOG"] {
+        for name in
+            ["BATON_BACKEND", "BATON_LISTEN", "BATON_ADMIN_TOKEN", "BATON_READ_TOKEN", "BATON_LOG"]
+        {
             command.env_remove(name);
         }
         command
@@ -56,6 +58,7 @@ impl Site {
         let child = self
             .baton(&["agent", "--config", file])
             .env("BATON_LOG", "info")
+            .env("BATON_LISTEN", "127.0.0.1:0")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
@@ -94,6 +97,18 @@ impl Agent {
     pub async fn exits_within(&mut self, limit: Duration) -> ExitStatus {
         let child = &mut self.child;
         eventually("the agent to exit", limit, async || child.try_wait().unwrap()).await
+    }
+
+    /// The address the agent's HTTP server listens on, read from its start line.
+    pub async fn http_address(&self) -> String {
+        eventually("the agent to start its HTTP server", Duration::from_secs(20), async || {
+            let log = self.log();
+            let start = log.find(" http=")? + " http=".len();
+            let rest = &log[start..];
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            Some(rest[..end].to_owned())
+        })
+        .await
     }
 
     /// The agent's log so far.
@@ -139,4 +154,20 @@ pub fn process_exists(pid: i32) -> bool {
 /// The workspace's directory.
 pub fn workspace() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// Sends one HTTP/1.1 request to `address` and answers the status code and the body.
+pub fn http(address: &str, method: &str, path: &str, token: Option<&str>) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\n{auth}Content-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+    let body = answer.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default();
+    (status, body)
 }

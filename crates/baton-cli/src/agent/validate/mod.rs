@@ -22,6 +22,8 @@ use values::optional_duration;
 pub struct Environment {
     /// `BATON_BACKEND`, overriding `backend`.
     pub backend: Option<String>,
+    /// `BATON_LISTEN`, overriding `http.listen`.
+    pub listen: Option<String>,
     /// `BATON_ADMIN_TOKEN`, overriding `http.admin_token`.
     pub admin_token: Option<String>,
     /// `BATON_READ_TOKEN`, overriding `http.read_token`.
@@ -34,6 +36,7 @@ impl Environment {
         let var = |name| std::env::var(name).ok();
         Environment {
             backend: var("BATON_BACKEND"),
+            listen: var("BATON_LISTEN"),
             admin_token: var("BATON_ADMIN_TOKEN"),
             read_token: var("BATON_READ_TOKEN"),
         }

@@ -98,14 +98,19 @@ pub fn timing(table: &KeyPath, raw: &RawTiming) -> Result<Timing, Problem> {
 
 /// The `[http]` table, with the tokens from the environment when set there.
 pub fn http(table: &KeyPath, raw: &RawHttp, env: &Environment) -> Result<HttpConfig, Problem> {
-    let key = table.key("listen");
-    let text = raw.listen.as_deref().unwrap_or(DEFAULT_LISTEN);
-    let listen: SocketAddr = text.parse().map_err(|_| {
-        Problem::at(
-            &key,
-            format!("invalid listen address {text:?}: expected IP:PORT, such as 127.0.0.1:8080 or [::]:8080"),
-        )
-    })?;
+    let parse = |text: &str| {
+        text.parse::<SocketAddr>().map_err(|_| {
+            format!(
+                "invalid listen address {text:?}: expected IP:PORT, such as 127.0.0.1:8080 or \
+                 [::]:8080 (port 0 picks a free port)"
+            )
+        })
+    };
+    let listen = match (env.listen.as_deref(), raw.listen.as_deref()) {
+        (Some(text), _) => parse(text).map_err(|message| Problem::env("BATON_LISTEN", message))?,
+        (None, text) => parse(text.unwrap_or(DEFAULT_LISTEN))
+            .map_err(|message| Problem::at(&table.key("listen"), message))?,
+    };
     let admin_token = token_setting(
         ("BATON_ADMIN_TOKEN", env.admin_token.as_deref()),
         (&table.key("admin_token"), raw.admin_token.as_deref()),
