@@ -161,15 +161,40 @@ pub struct HistoryArgs {
     pub limit: u32,
 }
 
-/// Arguments of `baton demo`; the hidden ones run one of its node processes.
+/// Arguments of `baton demo`; its hidden subcommands are the commands its agents run.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Run as the demo node of this name (started by the demo itself).
-    #[arg(long, hide = true, requires = "backend")]
-    pub node: Option<String>,
-    /// The demo node's store (started by the demo itself).
-    #[arg(long, hide = true)]
-    pub backend: Option<String>,
+    /// Keep the cluster and its dashboards running after the scenario, until Ctrl-C.
+    #[arg(long)]
+    pub keep_running: bool,
+    /// A command the demo's agents run.
+    #[command(subcommand)]
+    pub step: Option<DemoStep>,
+}
+
+/// The commands the demo's agents run.
+#[derive(Debug, Subcommand)]
+pub enum DemoStep {
+    /// Work, then write the fire to the ledger through its fence.
+    #[command(hide = true)]
+    Write {
+        /// The ledger's SQLite file.
+        #[arg(long)]
+        ledger: PathBuf,
+        /// How long to work before writing.
+        #[arg(long, default_value = "0s", value_parser = duration)]
+        work: Duration,
+    },
+    /// Work through a partition step by step, checkpointing, then write it to the ledger.
+    #[command(hide = true)]
+    Partition {
+        /// The ledger's SQLite file.
+        #[arg(long)]
+        ledger: PathBuf,
+        /// How long each step takes.
+        #[arg(long, default_value = "250ms", value_parser = duration)]
+        step: Duration,
+    },
 }
 
 /// Job subcommands.
