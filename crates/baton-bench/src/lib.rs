@@ -8,6 +8,7 @@
 //! "n/a".
 
 mod accounting;
+mod agent_idle;
 mod args;
 mod bench_jobs;
 mod cleanup;
@@ -57,6 +58,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
+pub use agent_idle::AgentBenchArgs;
 pub use args::{CronBenchArgs, ExecutionsBenchArgs, IdleBenchArgs, NodeArgs, NodeRole};
 pub use dashboard::DashboardBenchArgs;
 pub use partitions_args::{EtlNodeArgs, PartitionsBenchArgs};
@@ -86,6 +88,8 @@ pub enum Scenario {
     /// The partitioned ETL: one node against a plain loop, and the failover of a node killed
     /// mid-run among several.
     Partitions(PartitionsBenchArgs),
+    /// An idle agent's resident memory and CPU, against a process holding one lease.
+    Agent(AgentBenchArgs),
     /// The dashboard's pages and the API's listings over a long history: server-side render
     /// time against one page read straight from the store.
     Dashboard(DashboardBenchArgs),
@@ -133,6 +137,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         Scenario::Executions(args) => executions::run(args).await,
         Scenario::Idle(args) => idle_nodes::run(args).await,
         Scenario::Partitions(args) => partitions::run(args).await,
+        Scenario::Agent(args) => agent_idle::run(args).await,
         Scenario::Dashboard(args) => dashboard::run(args).await,
         Scenario::Node(args) => node::run(args).await,
     }

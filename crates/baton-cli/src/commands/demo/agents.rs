@@ -26,15 +26,19 @@ impl Agent {
         self.child.id().map(|id| Pid::from_raw(id as i32))
     }
 
-    /// The processes this agent started that still run (its commands).
-    pub fn commands(&self) -> Vec<Pid> {
-        let Some(pid) = self.pid() else { return Vec::new() };
-        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-        entries
+    /// The command this agent runs for execution `id`, if it runs.
+    pub fn command_of(&self, id: i64) -> Option<Pid> {
+        let pid = self.pid()?;
+        let marker = format!("BATON_EXECUTION_ID={id}");
+        std::fs::read_dir("/proc")
+            .ok()?
             .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|id| parent_of(*id) == Some(pid.as_raw()))
+            .filter(|child| parent_of(*child) == Some(pid.as_raw()))
+            .find(|child| {
+                let environ = std::fs::read(format!("/proc/{child}/environ")).unwrap_or_default();
+                environ.split(|byte| *byte == 0).any(|entry| entry == marker.as_bytes())
+            })
             .map(Pid::from_raw)
-            .collect()
     }
 
     /// Sends `signal` to the agent.

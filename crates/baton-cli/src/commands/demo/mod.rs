@@ -1,6 +1,7 @@
 //! `baton demo`: three agents on one SQLite file run a job every second, a slower job and a
-//! partitioned job; the demo kills the scheduler leader, pauses a node in the middle of a write
-//! so that its late write meets the fence, and ends with a verification of the record.
+//! partitioned job; the demo kills the scheduler leader, pauses a node with a running command
+//! until the command's fire is retried elsewhere, so that its late write meets the fence, and
+//! ends with a verification of the record.
 
 mod agents;
 mod config;
@@ -13,7 +14,6 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use nix::sys::signal::Signal;
 use sqlx::{Connection, SqliteConnection};
 
 use crate::cli::{DemoArgs, DemoStep};
@@ -111,9 +111,6 @@ async fn scenario(
                 polled = watch.run_for(Duration::from_secs(1)) => polled?,
             }
         }
-    }
-    for agent in &agents.running {
-        agent.signal(Signal::SIGCONT);
     }
     Ok(failover)
 }

@@ -1,6 +1,11 @@
-//! A node paused in the middle of a write: its execution is abandoned and retried on another
-//! node under a greater token, and when the paused command resumes, its late write meets the
-//! fence.
+//! A late write meeting the fence: a node is paused (SIGSTOP) with the command of a `report`
+//! execution it runs; the execution is abandoned and retried on another node under a greater
+//! token; then the paused command resumes and writes with its old token, and the fence refuses
+//! it.
+//!
+//! A process paused while it holds the SQLite file's write lock holds up every writer until it
+//! resumes; when the fire is not retried in time the demo resumes the node and tries again
+//! with the next `report` execution.
 
 use std::time::{Duration, Instant};
 
@@ -8,65 +13,73 @@ use baton::Backend;
 use baton::core::job::ExecutionListParams;
 use baton::core::{Execution, ExecutionStatus};
 use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 
 use super::agents::Agents;
 use super::watch::Watch;
 
 /// How long the demo waits for each step before it gives the step up.
 const PATIENCE: Duration = Duration::from_secs(20);
+/// How long a retry of the paused fire may take before the demo tries another.
+const RETRY_PATIENCE: Duration = Duration::from_secs(8);
+/// How many `report` executions the demo pauses at most.
+const TRIES: usize = 3;
 
-/// Pauses the agent running a `report` execution, with its commands, until the fire was
-/// written again by its retry elsewhere; then resumes the commands, so that their late write
-/// is refused, and the agent.
+/// Pauses a node and the command of a `report` execution it runs until the fire is written by
+/// its retry elsewhere, then resumes the command, so that its late write is refused, and the
+/// node.
 pub async fn stale_write(
     agents: &Agents,
     backend: &Backend,
     watch: &mut Watch,
 ) -> anyhow::Result<()> {
-    let Some((execution, name, commands)) = running_report(agents, backend, watch).await? else {
-        println!("{}  no report execution ran on a live agent: the pause is left out", watch.at());
-        return Ok(());
-    };
-    let Some(agent) = agents.get(&name) else { return Ok(()) };
-    for pid in &commands {
-        let _ = kill(*pid, Signal::SIGSTOP);
+    for _ in 0..TRIES {
+        let Some((execution, name, command)) = running_report(agents, backend, watch).await? else {
+            break;
+        };
+        let Some(agent) = agents.get(&name) else { break };
+        let _ = kill(command, Signal::SIGSTOP);
+        agent.signal(Signal::SIGSTOP);
+        let token = execution.token.map(|t| t.to_string()).unwrap_or_default();
+        println!(
+            "{}  ** paused {name} (SIGSTOP) with the command of report {} (token {token}) **",
+            watch.at(),
+            execution.scheduled_at
+        );
+        let retried_in_time =
+            wait(watch, RETRY_PATIENCE, |_| async { retried(backend, &execution).await }).await?;
+        if retried_in_time {
+            let _ = kill(command, Signal::SIGCONT);
+            println!(
+                "{}  ** resumed the paused command: it writes late, with token {token} **",
+                watch.at()
+            );
+            let seen = watch.refusals_seen();
+            wait(watch, PATIENCE, |refused| async move { Ok(refused > seen) }).await?;
+        } else {
+            let _ = kill(command, Signal::SIGCONT);
+            println!("{}  the fire was not retried in time: trying another", watch.at());
+        }
+        agent.signal(Signal::SIGCONT);
+        println!(
+            "{}  ** resumed {name}: it finds its work taken over and carries on **",
+            watch.at()
+        );
+        if retried_in_time {
+            return Ok(());
+        }
     }
-    agent.signal(Signal::SIGSTOP);
-    let token = execution.token.map(|t| t.to_string()).unwrap_or_default();
-    println!(
-        "{}  ** paused {name} and its commands (SIGSTOP) while report {} runs there under token \
-         {token} **",
-        watch.at(),
-        execution.scheduled_at
-    );
-    let rewritten = wait(watch, |_| async { retried(backend, &execution).await }).await?;
-    if !rewritten {
-        println!("{}  the fire was not retried in time", watch.at());
-    }
-    for pid in &commands {
-        let _ = kill(*pid, Signal::SIGCONT);
-    }
-    println!(
-        "{}  ** resumed the paused commands: they write late, with their old token **",
-        watch.at()
-    );
-    let seen = watch.refusals_seen();
-    wait(watch, |refused| async move { Ok(refused > seen) }).await?;
-    agent.signal(Signal::SIGCONT);
-    println!(
-        "{}  ** resumed {name}: it finds its work was taken over, and carries on **",
-        watch.at()
-    );
+    println!("{}  no paused report was retried: the late write is left out", watch.at());
     Ok(())
 }
 
-/// A `report` execution running on a live agent whose command runs, with that agent's name and
-/// commands.
+/// A `report` execution running on a live agent, that agent's name and the execution's
+/// command.
 async fn running_report(
     agents: &Agents,
     backend: &Backend,
     watch: &mut Watch,
-) -> anyhow::Result<Option<(Execution, String, Vec<nix::unistd::Pid>)>> {
+) -> anyhow::Result<Option<(Execution, String, Pid)>> {
     let deadline = Instant::now() + PATIENCE;
     while Instant::now() < deadline {
         watch.poll().await?;
@@ -78,13 +91,12 @@ async fn running_report(
         };
         for execution in backend.jobs().execution_list(params).await?.items {
             let Some(node) = execution.node.as_ref().map(ToString::to_string) else { continue };
-            let Some(agent) = agents.get(&node) else { continue };
-            let commands = agent.commands();
-            if !commands.is_empty() {
-                return Ok(Some((execution, node, commands)));
-            }
+            let Some(command) = agents.get(&node).and_then(|a| a.command_of(execution.id)) else {
+                continue;
+            };
+            return Ok(Some((execution, node, command)));
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(None)
 }
@@ -106,13 +118,13 @@ async fn retried(backend: &Backend, execution: &Execution) -> anyhow::Result<boo
 }
 
 /// Polls (printing what happens) until `done` holds, given the refusals seen so far; answers
-/// false after [`PATIENCE`].
-async fn wait<F, Fut>(watch: &mut Watch, done: F) -> anyhow::Result<bool>
+/// false after `patience`.
+async fn wait<F, Fut>(watch: &mut Watch, patience: Duration, done: F) -> anyhow::Result<bool>
 where
     F: Fn(i64) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<bool>>,
 {
-    let deadline = Instant::now() + PATIENCE;
+    let deadline = Instant::now() + patience;
     while Instant::now() < deadline {
         watch.poll().await?;
         if done(watch.refusals_seen()).await? {
