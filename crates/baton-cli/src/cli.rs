@@ -12,9 +12,21 @@ pub struct Cli {
     /// More log output on stderr (-v info, -vv debug); BATON_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+    /// How records are printed: `table` for people, `json` for programs (the API's shapes).
+    #[arg(long, value_enum, env = "BATON_OUTPUT", default_value_t = Output::Table, global = true)]
+    pub output: Output,
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// How records are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// Aligned columns.
+    Table,
+    /// The JSON the HTTP API answers for the same records.
+    Json,
 }
 
 /// Where the coordination store is.
@@ -48,9 +60,12 @@ pub enum Command {
     Audit(AuditArgs),
     /// List the cluster's nodes, or their state changes.
     Nodes(NodesArgs),
-    /// Inspect the batches of partitioned jobs (the nodes that run a job start its batches).
+    /// Inspect the batches of partitioned jobs, or ask an agent to start one.
     #[command(subcommand)]
     Batch(BatchCommand),
+    /// One screen of the cluster: leaders, nodes, the soonest fires, recent failures and
+    /// running batches.
+    Status(BackendArg),
     /// Create or upgrade the backend's schema.
     Migrate(BackendArg),
     /// Run a benchmark scenario.
@@ -58,6 +73,17 @@ pub enum Command {
     /// Run a local three-node demonstration: scheduling, a leader crash, the failover and a
     /// verification of the record.
     Demo(DemoArgs),
+    /// Print the completion script of a shell, such as `baton completions bash >
+    /// /etc/bash_completion.d/baton`.
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `baton completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Arguments of `baton agent`.
@@ -241,6 +267,18 @@ pub struct PageArgs {
 pub enum ExecutionsCommand {
     /// List executions, oldest first.
     List(ExecutionListArgs),
+    /// Show one execution with its output.
+    Show(ExecutionArg),
+}
+
+/// One execution, by id.
+#[derive(Debug, Args)]
+pub struct ExecutionArg {
+    #[command(flatten)]
+    pub backend: BackendArg,
+    /// The execution id, as `baton executions list` prints it.
+    #[arg(value_parser = execution_id)]
+    pub id: i64,
 }
 
 /// Arguments of `baton executions list`.
@@ -323,6 +361,19 @@ pub enum BatchCommand {
     List(BatchListArgs),
     /// Show one batch with its partitions and their totals by state.
     Status(BatchArg),
+    /// Ask a running agent to start a batch of a partitioned job it runs (needs its admin
+    /// token in BATON_ADMIN_TOKEN).
+    Run(BatchRunArgs),
+}
+
+/// Arguments of `baton batch run`.
+#[derive(Debug, Args)]
+pub struct BatchRunArgs {
+    /// The partitioned job.
+    pub job: String,
+    /// The agent's HTTP address, as its `[http] listen`.
+    #[arg(long, env = "BATON_AGENT", value_name = "URL", default_value = "http://127.0.0.1:8080")]
+    pub agent: String,
 }
 
 /// Arguments of `baton batch list`.
@@ -346,10 +397,15 @@ pub struct BatchArg {
 }
 
 fn batch_id(text: &str) -> Result<i64, String> {
-    text.parse::<i64>()
-        .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| "expected a batch id as `baton batch list` prints it, such as 42".into())
+    record_id(text, "a batch id as `baton batch list` prints it, such as 42")
+}
+
+fn execution_id(text: &str) -> Result<i64, String> {
+    record_id(text, "an execution id as `baton executions list` prints it, such as 42")
+}
+
+fn record_id(text: &str, expected: &str) -> Result<i64, String> {
+    text.parse::<i64>().ok().filter(|id| *id > 0).ok_or_else(|| format!("expected {expected}"))
 }
 
 fn duration(text: &str) -> Result<Duration, String> {

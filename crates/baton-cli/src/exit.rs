@@ -37,7 +37,14 @@ pub fn usage(err: clap::Error) -> ExitCode {
         _ => {
             let rendered = err.render().to_string();
             let line = rendered.lines().next().unwrap_or_default();
-            eprintln!("baton: {line}");
+            // The accepted values, when clap lists them, stay on the same line.
+            let accepted = rendered
+                .lines()
+                .map(str::trim)
+                .find(|line| line.starts_with("[possible values:"))
+                .map(|values| format!(" {values}"))
+                .unwrap_or_default();
+            eprintln!("baton: {line}{accepted}");
             ExitCode::from(INVALID_INPUT)
         }
     }

@@ -26,6 +26,7 @@ pub mod metrics;
 mod openapi;
 mod outcome;
 mod params;
+pub mod reads;
 mod routes;
 mod state;
 mod tail;
@@ -68,6 +69,15 @@ pub trait LocalNode: Send + Sync + 'static {
     /// Steps down from `lease` if this node holds it: Ok(true) stepped down, Ok(false) not
     /// held here.
     async fn step_down(&self, lease: &baton::LeaseName) -> baton::Result<bool>;
+    /// Starts a batch of the partitioned job `job` on this node and answers its id; `None`
+    /// when this node does not run that job (the default: a node without partitioned jobs).
+    async fn start_batch(
+        &self,
+        job: &baton::core::schedule::JobName,
+    ) -> baton::Result<Option<i64>> {
+        let _ = job;
+        Ok(None)
+    }
 }
 
 /// The whole HTTP surface over `backend`. Installs the Prometheus recorder if no recorder is

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
+use baton::core::schedule::JobName;
 use baton::{Backend, LeaseName};
 use baton_server::{LocalNode, ServerConfig};
 use tokio::net::TcpListener;
@@ -15,27 +16,38 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::HttpConfig;
 
-/// A request to step down from a lease, answered with whether this node held it.
-pub struct StepDownRequest {
-    /// The lease.
-    pub lease: LeaseName,
-    /// Where the answer goes.
-    pub reply: oneshot::Sender<bool>,
+/// What the server asks of the runtime, which owns the scheduler and the cluster.
+pub enum NodeRequest {
+    /// Step down from a lease; answered with whether this node held it.
+    StepDown {
+        /// The lease.
+        lease: LeaseName,
+        /// Where the answer goes.
+        reply: oneshot::Sender<bool>,
+    },
+    /// Start a batch of a partitioned job; answered with its id, or `None` when this node
+    /// does not run the job.
+    StartBatch {
+        /// The partitioned job.
+        job: JobName,
+        /// Where the answer goes.
+        reply: oneshot::Sender<baton::Result<Option<i64>>>,
+    },
 }
 
-/// This agent as the server sees it: its id, whether it is ready, and step-down requests
-/// passed to the runtime, which owns the scheduler and the cluster.
+/// This agent as the server sees it: its id, whether it is ready, and requests passed to the
+/// runtime.
 pub struct AgentNode {
     node: String,
     ready: AtomicBool,
-    step_downs: mpsc::Sender<StepDownRequest>,
+    requests: mpsc::Sender<NodeRequest>,
 }
 
 impl AgentNode {
-    /// A node not ready yet; step-down requests arrive on the returned receiver.
-    pub fn new(node: String) -> (Arc<AgentNode>, mpsc::Receiver<StepDownRequest>) {
-        let (step_downs, requests) = mpsc::channel(8);
-        (Arc::new(AgentNode { node, ready: AtomicBool::new(false), step_downs }), requests)
+    /// A node not ready yet; its requests arrive on the returned receiver.
+    pub fn new(node: String) -> (Arc<AgentNode>, mpsc::Receiver<NodeRequest>) {
+        let (requests, received) = mpsc::channel(8);
+        (Arc::new(AgentNode { node, ready: AtomicBool::new(false), requests }), received)
     }
 
     /// Marks the node ready (registered and running) or not (starting or stopping).
@@ -56,11 +68,24 @@ impl LocalNode for AgentNode {
 
     async fn step_down(&self, lease: &LeaseName) -> baton::Result<bool> {
         let (reply, answer) = oneshot::channel();
-        let request = StepDownRequest { lease: lease.clone(), reply };
-        if self.step_downs.send(request).await.is_err() {
+        let request = NodeRequest::StepDown { lease: lease.clone(), reply };
+        if self.requests.send(request).await.is_err() {
             return Ok(false);
         }
         Ok(answer.await.unwrap_or(false))
+    }
+
+    async fn start_batch(&self, job: &JobName) -> baton::Result<Option<i64>> {
+        let (reply, answer) = oneshot::channel();
+        let request = NodeRequest::StartBatch { job: job.clone(), reply };
+        let stopping = || {
+            baton::Error::new(
+                baton::ErrorKind::Unavailable,
+                "the agent is stopping: no batch started",
+            )
+        };
+        self.requests.send(request).await.map_err(|_| stopping())?;
+        answer.await.map_err(|_| stopping())?
     }
 }
 

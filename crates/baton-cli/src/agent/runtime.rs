@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use super::batch_starts::batch_starter;
 use super::batches::partitioned_job;
 use super::config::AgentConfig;
-use super::http::{AgentNode, Http};
+use super::http::{AgentNode, Http, NodeRequest};
 use super::jobs::command_job;
 use super::runner::Runner;
 
@@ -39,7 +39,7 @@ pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
     if backend.is_embedded() {
         backend.migrate().await.context("preparing the SQLite file")?;
     }
-    let (node, mut step_downs) = AgentNode::new(config.node.to_string());
+    let (node, mut requests) = AgentNode::new(config.node.to_string());
     let http = Http::start(&config.http, backend.clone(), node.clone()).await?;
     let runner =
         Runner { output_limit: config.output_limit, kill_grace: config.timing.kill_grace() };
@@ -73,16 +73,26 @@ pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
     let signal = loop {
         tokio::select! {
             signal = signals.next() => break signal,
-            Some(request) = step_downs.recv() => {
-                let held = if request.lease == config.scheduler().lease {
-                    scheduler.step_down().await
-                } else if request.lease == config.cluster(host).lease {
-                    cluster.step_down().await
-                } else {
-                    false
-                };
-                let _ = request.reply.send(held);
-            }
+            Some(request) = requests.recv() => match request {
+                NodeRequest::StepDown { lease, reply } => {
+                    let held = if lease == config.scheduler().lease {
+                        scheduler.step_down().await
+                    } else if lease == config.cluster(host).lease {
+                        cluster.step_down().await
+                    } else {
+                        false
+                    };
+                    let _ = reply.send(held);
+                }
+                NodeRequest::StartBatch { job, reply } => {
+                    if config.batches.iter().any(|batch| batch.name == job) {
+                        let cluster = cluster.clone();
+                        tokio::spawn(async move { reply.send(cluster.run(&job).await.map(Some)) });
+                    } else {
+                        let _ = reply.send(Ok(None));
+                    }
+                }
+            },
         }
     };
     node.set_ready(false);

@@ -6,15 +6,17 @@ use baton::StoreTime;
 use baton::core::job::{all_jobs, audit, executions_for_audit};
 use baton::core::schedule::JobName;
 use baton::core::time::parse_duration;
+use baton_server::views::AuditView;
 
 use super::connect;
 use super::jobs::existing;
-use crate::cli::AuditArgs;
+use super::output::print_json;
+use crate::cli::{AuditArgs, Output};
 
 /// Exit code when the record has a duplicate or an unexplained missing fire.
 const UNCLEAN: u8 = 1;
 
-pub async fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(args: AuditArgs, output: Output) -> anyhow::Result<ExitCode> {
     let store = connect(&args.backend).await?.jobs();
     let now = store.now().await?;
     let since = instant(&args.since, now)?;
@@ -27,6 +29,11 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
     };
     let executions = executions_for_audit(&*store, job, since, until).await?;
     let report = audit(&jobs, &executions, since, until, args.late_after);
+    let code = if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(UNCLEAN) };
+    if output == Output::Json {
+        print_json(&AuditView::of(&report, since, until))?;
+        return Ok(code);
+    }
     println!("audit of {} jobs, fires in [{since}, {until})", report.jobs);
     println!("  expected fires      {}", report.expected);
     println!("  ran                 {}", report.ran);
@@ -46,7 +53,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<ExitCode> {
             println!("  {kind}: {} at {}: {}", finding.job, finding.scheduled_at, finding.detail);
         }
     }
-    Ok(if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(UNCLEAN) })
+    Ok(code)
 }
 
 /// An RFC 3339 instant, or a duration meaning that long before `now`.

@@ -6,19 +6,22 @@ use baton::core::cluster::{
 };
 use baton::core::page::{MAX_PAGE_SIZE, check_page_size};
 use baton::{Cursor, StoreTime};
+use baton_server::views::{BatchDetailView, BatchView, PageView, PartitionView};
 
 use super::age::age;
 use super::connect;
-use crate::cli::{BatchArg, BatchCommand, BatchListArgs};
+use super::output::print_json;
+use crate::cli::{BatchArg, BatchCommand, BatchListArgs, Output};
 
-pub async fn run(command: BatchCommand) -> anyhow::Result<()> {
+pub async fn run(command: BatchCommand, output: Output) -> anyhow::Result<()> {
     match command {
-        BatchCommand::List(args) => list(args).await,
-        BatchCommand::Status(arg) => status(arg).await,
+        BatchCommand::List(args) => list(args, output).await,
+        BatchCommand::Status(arg) => status(arg, output).await,
+        BatchCommand::Run(args) => super::batch_run::run(args, output).await,
     }
 }
 
-async fn list(args: BatchListArgs) -> anyhow::Result<()> {
+async fn list(args: BatchListArgs, output: Output) -> anyhow::Result<()> {
     let params = BatchListParams {
         name: args.job.as_deref().map(str::parse).transpose()?,
         after: args.page.after.as_deref().map(Cursor::parse).transpose()?,
@@ -27,6 +30,9 @@ async fn list(args: BatchListArgs) -> anyhow::Result<()> {
     };
     let store = connect(&args.page.backend).await?.cluster();
     let page = store.batch_list(params).await?;
+    if output == Output::Json {
+        return print_json(&PageView::<BatchView>::of(&page));
+    }
     println!(
         "{:>8} {:<24} {:<22} {:<9} {:<24} {:<24} FAILURE",
         "ID", "JOB", "STRATEGY", "STATE", "CREATED", "FINISHED"
@@ -50,9 +56,13 @@ async fn list(args: BatchListArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn status(arg: BatchArg) -> anyhow::Result<()> {
+async fn status(arg: BatchArg, output: Output) -> anyhow::Result<()> {
     let store = connect(&arg.backend).await?.cluster();
     let batch = store.batch_get(arg.id).await?.ok_or_else(|| batch_not_found(arg.id))?;
+    if output == Output::Json {
+        let partitions = all_partitions(&*store, batch.id).await?;
+        return print_json(&BatchDetailView { batch: BatchView::from(&batch), partitions });
+    }
     let now = store.now().await?;
     print_batch(&batch);
     let totals = print_partitions(&*store, batch.id, now).await?;
@@ -78,6 +88,24 @@ fn print_batch(batch: &BatchJob) {
         println!("failure    {failure}");
     }
     println!();
+}
+
+/// Every partition of the batch as one page (read a page of the store at a time).
+async fn all_partitions(
+    store: &dyn ClusterStore,
+    batch: i64,
+) -> anyhow::Result<PageView<PartitionView>> {
+    let mut items = Vec::new();
+    let mut params =
+        PartitionListParams { limit: MAX_PAGE_SIZE, ..PartitionListParams::new(batch) };
+    loop {
+        let page = store.partition_list(params.clone()).await?;
+        items.extend(page.items.iter().map(PartitionView::from));
+        match page.next {
+            Some(next) => params.after = Some(next),
+            None => return Ok(PageView { items, next: None }),
+        }
+    }
 }
 
 /// Prints every partition of the batch, a page at a time, and answers how many are in each

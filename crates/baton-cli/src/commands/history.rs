@@ -1,11 +1,13 @@
 //! `baton history`: the leader-change history, a page at a time.
 
 use baton::{Cursor, HistoryParams, LeaseName};
+use baton_server::views::{LeaderChangeView, PageView};
 
 use super::connect;
-use crate::cli::HistoryArgs;
+use super::output::print_json;
+use crate::cli::{HistoryArgs, Output};
 
-pub async fn run(args: HistoryArgs) -> anyhow::Result<()> {
+pub async fn run(args: HistoryArgs, output: Output) -> anyhow::Result<()> {
     let params = HistoryParams {
         lease: args.lease.as_deref().map(str::parse::<LeaseName>).transpose()?,
         after: args.after.as_deref().map(Cursor::parse).transpose()?,
@@ -13,6 +15,9 @@ pub async fn run(args: HistoryArgs) -> anyhow::Result<()> {
     };
     let store = connect(&args.backend).await?.leases();
     let page = store.history(params).await?;
+    if output == Output::Json {
+        return print_json(&PageView::<LeaderChangeView>::of(&page));
+    }
     println!("{:>8} {:<26} {:<32} {:>8} {:<17} HOLDER", "ID", "AT", "LEASE", "TOKEN", "REASON");
     for change in &page.items {
         println!(

@@ -6,11 +6,13 @@ use baton::core::job::{JobListParams, TriggerOutcome, TriggerParams};
 use baton::core::page::check_page_size;
 use baton::core::schedule::JobName;
 use baton::core::{Job, JobStore, Trigger};
+use baton_server::reads;
 
 use super::connect;
-use crate::cli::{JobArg, JobsCommand};
+use super::output::print_json;
+use crate::cli::{JobArg, JobsCommand, Output};
 
-pub async fn run(command: JobsCommand) -> anyhow::Result<()> {
+pub async fn run(command: JobsCommand, output: Output) -> anyhow::Result<()> {
     match command {
         JobsCommand::List(args) => {
             let params = JobListParams {
@@ -19,6 +21,9 @@ pub async fn run(command: JobsCommand) -> anyhow::Result<()> {
                 ..JobListParams::default()
             };
             let store = connect(&args.backend).await?.jobs();
+            if output == Output::Json {
+                return print_json(&reads::job_page(&store, params).await?);
+            }
             let page = store.job_list(params).await?;
             println!("{:<32} {:<7} {:<10} SCHEDULE", "JOB", "STATE", "OVERLAP");
             for job in &page.items {
@@ -36,6 +41,9 @@ pub async fn run(command: JobsCommand) -> anyhow::Result<()> {
         }
         JobsCommand::Show(arg) => {
             let (store, name) = open(&arg).await?;
+            if output == Output::Json {
+                return print_json(&reads::job(&*store, &name).await?);
+            }
             let job = existing(&*store, &name).await?;
             let now = store.now().await?;
             print_job(&job, job.definition.schedule.next_after(now));

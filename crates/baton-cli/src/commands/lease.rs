@@ -3,24 +3,35 @@
 use anyhow::bail;
 use baton::core::ForceReleaseParams;
 use baton::{Lease, LeaseName, StoreTime};
+use baton_server::views::{LeaseView, PageView};
 
 use super::connect;
-use crate::cli::LeaseCommand;
+use super::output::print_json;
+use crate::cli::{LeaseCommand, Output};
 
-pub async fn run(command: LeaseCommand) -> anyhow::Result<()> {
+pub async fn run(command: LeaseCommand, output: Output) -> anyhow::Result<()> {
     match command {
         LeaseCommand::List(backend) => {
             let store = connect(&backend).await?.leases();
             let now = store.now().await?;
             let leases = store.list().await?;
-            print_table(&leases, now);
+            match output {
+                Output::Table => print_table(&leases, now),
+                Output::Json => {
+                    let items = leases.iter().map(|lease| LeaseView::at(lease, now)).collect();
+                    print_json(&PageView { items, next: None })?;
+                }
+            }
         }
         LeaseCommand::Get { backend, name } => {
             let name: LeaseName = name.parse()?;
             let store = connect(&backend).await?.leases();
             let now = store.now().await?;
             match store.get(&name).await? {
-                Some(lease) => print_table(&[lease], now),
+                Some(lease) => match output {
+                    Output::Table => print_table(&[lease], now),
+                    Output::Json => print_json(&LeaseView::at(&lease, now))?,
+                },
                 None => bail!(baton::Error::new(
                     baton::ErrorKind::NotFound,
                     format!("lease {name} does not exist")

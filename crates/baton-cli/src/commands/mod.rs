@@ -1,9 +1,12 @@
 //! One module per subcommand.
 
 mod age;
+mod agent_client;
 mod audit;
 mod batch;
+mod batch_run;
 mod child;
+mod completions;
 mod demo;
 mod exec;
 mod exec_job;
@@ -12,6 +15,8 @@ mod history;
 mod jobs;
 mod lease;
 mod nodes;
+mod output;
+mod status;
 
 use std::process::ExitCode;
 
@@ -25,13 +30,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Agent(args) => crate::agent::run(args).await,
         Command::Exec(args) => exec::run(args).await,
-        Command::Lease(command) => lease::run(command).await.map(|()| ExitCode::SUCCESS),
-        Command::History(args) => history::run(args).await.map(|()| ExitCode::SUCCESS),
-        Command::Jobs(command) => jobs::run(command).await.map(|()| ExitCode::SUCCESS),
-        Command::Executions(command) => executions::run(command).await.map(|()| ExitCode::SUCCESS),
-        Command::Audit(args) => audit::run(args).await,
-        Command::Nodes(args) => nodes::run(args).await.map(|()| ExitCode::SUCCESS),
-        Command::Batch(command) => batch::run(command).await.map(|()| ExitCode::SUCCESS),
+        Command::Lease(command) => {
+            lease::run(command, cli.output).await.map(|()| ExitCode::SUCCESS)
+        }
+        Command::History(args) => history::run(args, cli.output).await.map(|()| ExitCode::SUCCESS),
+        Command::Jobs(command) => jobs::run(command, cli.output).await.map(|()| ExitCode::SUCCESS),
+        Command::Executions(command) => {
+            executions::run(command, cli.output).await.map(|()| ExitCode::SUCCESS)
+        }
+        Command::Audit(args) => audit::run(args, cli.output).await,
+        Command::Nodes(args) => nodes::run(args, cli.output).await.map(|()| ExitCode::SUCCESS),
+        Command::Batch(command) => {
+            batch::run(command, cli.output).await.map(|()| ExitCode::SUCCESS)
+        }
+        Command::Status(args) => status::run(args, cli.output).await.map(|()| ExitCode::SUCCESS),
         Command::Migrate(args) => {
             let backend = connect(&args).await?;
             backend.migrate().await?;
@@ -40,6 +52,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Bench(args) => baton_bench::run(args).await.map(|()| ExitCode::SUCCESS),
         Command::Demo(args) => demo::run(args).await,
+        Command::Completions(args) => {
+            completions::run(&args);
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

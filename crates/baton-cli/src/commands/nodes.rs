@@ -4,19 +4,21 @@ use anyhow::Context;
 use baton::Cursor;
 use baton::core::cluster::{NodeChangesParams, NodeId, NodeListParams, NodeState};
 use baton::core::page::check_page_size;
+use baton_server::views::{NodeChangeView, NodeView, PageView};
 
 use super::age::age;
 use super::connect;
-use crate::cli::{NodeChangesArgs, NodesArgs, NodesCommand};
+use super::output::print_json;
+use crate::cli::{NodeChangesArgs, NodesArgs, NodesCommand, Output};
 
-pub async fn run(args: NodesArgs) -> anyhow::Result<()> {
+pub async fn run(args: NodesArgs, output: Output) -> anyhow::Result<()> {
     match args.command {
-        Some(NodesCommand::Changes(changes)) => history(changes).await,
-        None => list(args).await,
+        Some(NodesCommand::Changes(changes)) => history(changes, output).await,
+        None => list(args, output).await,
     }
 }
 
-async fn list(args: NodesArgs) -> anyhow::Result<()> {
+async fn list(args: NodesArgs, output: Output) -> anyhow::Result<()> {
     let params = NodeListParams {
         state: args.state.as_deref().map(str::parse::<NodeState>).transpose()?,
         after: args.after.as_deref().map(Cursor::parse).transpose()?,
@@ -27,6 +29,9 @@ async fn list(args: NodesArgs) -> anyhow::Result<()> {
     let store = connect(&backend).await?.cluster();
     let now = store.now().await?;
     let page = store.node_list(params).await?;
+    if output == Output::Json {
+        return print_json(&PageView::<NodeView>::of(&page));
+    }
     println!(
         "{:<24} {:<16} {:<10} {:<11} {:>14} {:>5} {:>8} STARTED",
         "ID", "HOST", "VERSION", "STATE", "HEARTBEAT", "LOAD", "TOKEN"
@@ -50,7 +55,7 @@ async fn list(args: NodesArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn history(args: NodeChangesArgs) -> anyhow::Result<()> {
+async fn history(args: NodeChangesArgs, output: Output) -> anyhow::Result<()> {
     let params = NodeChangesParams {
         node: args.node.as_deref().map(str::parse::<NodeId>).transpose()?,
         after: args.page.after.as_deref().map(Cursor::parse).transpose()?,
@@ -58,6 +63,9 @@ async fn history(args: NodeChangesArgs) -> anyhow::Result<()> {
     };
     let store = connect(&args.page.backend).await?.cluster();
     let page = store.node_changes(params).await?;
+    if output == Output::Json {
+        return print_json(&PageView::<NodeChangeView>::of(&page));
+    }
     println!(
         "{:>8} {:<26} {:<24} {:<11} {:<11} {:<13} TOKEN",
         "ID", "AT", "NODE", "FROM", "TO", "REASON"

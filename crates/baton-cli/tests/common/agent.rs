@@ -39,9 +39,15 @@ impl Site {
     pub fn baton(&self, args: &[&str]) -> Command {
         let mut command = Command::new(BATON);
         command.current_dir(self.dir.path()).args(args);
-        for name in
-            ["BATON_BACKEND", "BATON_LISTEN", "BATON_ADMIN_TOKEN", "BATON_READ_TOKEN", "BATON_LOG"]
-        {
+        for name in [
+            "BATON_BACKEND",
+            "BATON_LISTEN",
+            "BATON_ADMIN_TOKEN",
+            "BATON_READ_TOKEN",
+            "BATON_LOG",
+            "BATON_AGENT",
+            "BATON_OUTPUT",
+        ] {
             command.env_remove(name);
         }
         command

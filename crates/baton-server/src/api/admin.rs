@@ -1,15 +1,17 @@
 //! The admin actions: trigger, pause, resume and skip the next fire of a job; force-release a
-//! lease or have this node step down from it. Each is recorded in the action log once it
+//! lease or have this node step down from it; start a batch of a partitioned job. Each is recorded in the action log once it
 //! succeeded, with who asked and from where.
 
 use std::net::SocketAddr;
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::connect_info::ConnectInfo;
 use axum::extract::{FromRequestParts, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use baton::core::ForceReleaseParams;
 use baton::core::action::RecordActionParams;
+use baton::core::cluster::batch_not_found;
 use baton::core::job::{TriggerOutcome, TriggerParams, job_not_registered};
 use baton::core::schedule::JobName;
 use baton::core::{Job, JobStore, Trigger};
@@ -20,7 +22,7 @@ use super::leases::lease_not_found;
 use crate::error::{ApiError, ApiResult};
 use crate::params::name;
 use crate::state::AppState;
-use crate::views::{ExecutionView, JobView, LeaseView};
+use crate::views::{BatchView, ExecutionView, JobView, LeaseView};
 
 /// The header that names who asks; "api" when absent or unfit.
 pub(crate) const ACTOR_HEADER: &str = "x-baton-actor";
@@ -232,6 +234,39 @@ pub(crate) async fn step_down(
     let outcome = format!("node {node} stepped down");
     record_action(&state, &caller, "lease.step_down", lease_target(&lease), &outcome).await?;
     Ok(Json(json!({ "stepped_down": true, "node": node })))
+}
+
+/// The body of `POST /api/v1/batches`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StartBatch {
+    job: String,
+}
+
+/// Starts a batch of a partitioned job that this node runs (its partitioner lives in the
+/// node's code or config): 201 with the batch, 404 when this node does not run the job.
+pub(crate) async fn start_batch(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: Bytes,
+) -> ApiResult<(StatusCode, Json<BatchView>)> {
+    let request: StartBatch = serde_json::from_slice(&body).map_err(|err| {
+        ApiError::invalid_input(format!(
+            "invalid body: {err}: expected {{\"job\": \"NAME\"}} naming a partitioned job"
+        ))
+    })?;
+    let job: JobName = name(&request.job)?;
+    let node = state.node.node_id();
+    let Some(id) = state.node.start_batch(&job).await? else {
+        return Err(ApiError::not_found(format!(
+            "partitioned job {job} does not run on this node ({node}): ask a node whose \
+             config has it"
+        )));
+    };
+    let batch = state.backend.cluster().batch_get(id).await?.ok_or_else(|| batch_not_found(id))?;
+    let outcome = format!("node {node} started batch {id}");
+    record_action(&state, &caller, "batch.start", job_target(&job), &outcome).await?;
+    Ok((StatusCode::CREATED, Json(BatchView::from(&batch))))
 }
 
 #[cfg(test)]

@@ -4,12 +4,11 @@ use axum::Json;
 use axum::extract::{Path, State};
 use baton::core::cluster::{BatchListParams, BatchState, PartitionListParams, batch_not_found};
 use baton::core::schedule::JobName;
-use serde::Serialize;
 
 use crate::error::ApiResult;
 use crate::params::{PageQuery, Query, id, optional};
 use crate::state::AppState;
-use crate::views::{BatchView, PageView, PartitionView};
+use crate::views::{BatchDetailView, BatchView, PageView};
 
 #[derive(serde::Deserialize)]
 pub(crate) struct BatchesQuery {
@@ -34,19 +33,12 @@ pub(crate) async fn list(
     Ok(Json(PageView::of(&page)))
 }
 
-/// One batch and a page of its partitions.
-#[derive(Debug, Serialize)]
-pub(crate) struct BatchDetail {
-    batch: BatchView,
-    partitions: PageView<PartitionView>,
-}
-
 /// One batch with a page of its partitions (node, state, progress).
 pub(crate) async fn one(
     State(state): State<AppState>,
     Path(batch): Path<String>,
     Query(query): Query<PageQuery>,
-) -> ApiResult<Json<BatchDetail>> {
+) -> ApiResult<Json<BatchDetailView>> {
     let id = id("batch", &batch)?;
     let store = state.backend.cluster();
     let params = PartitionListParams {
@@ -56,5 +48,8 @@ pub(crate) async fn one(
     };
     let record = store.batch_get(id).await?.ok_or_else(|| batch_not_found(id))?;
     let partitions = store.partition_list(params).await?;
-    Ok(Json(BatchDetail { batch: BatchView::from(&record), partitions: PageView::of(&partitions) }))
+    Ok(Json(BatchDetailView {
+        batch: BatchView::from(&record),
+        partitions: PageView::of(&partitions),
+    }))
 }

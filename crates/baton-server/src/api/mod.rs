@@ -46,6 +46,7 @@ pub(crate) fn routes(state: &AppState) -> Routes {
         .post("/api/v1/jobs/{name}/skip-next", post(admin::skip_next))
         .post("/api/v1/leases/{name}/force-release", post(admin::force_release))
         .post("/api/v1/leases/{name}/step-down", post(admin::step_down))
+        .post("/api/v1/batches", post(admin::start_batch))
         .layer(|router| router.route_layer(from_fn_with_state(state.clone(), require_admin)));
     open.merge(reads).merge(admin)
 }

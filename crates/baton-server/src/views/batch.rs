@@ -3,7 +3,7 @@
 use baton::core::cluster::{BatchJob, Partition};
 use serde::Serialize;
 
-use super::{instant, maybe_instant};
+use super::{PageView, instant, maybe_instant};
 
 /// One run of a partitioned job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -88,4 +88,13 @@ impl From<&Partition> for PartitionView {
             error: partition.error.clone(),
         }
     }
+}
+
+/// One batch and a page of its partitions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BatchDetailView {
+    /// The batch.
+    pub batch: BatchView,
+    /// A page of its partitions, by id.
+    pub partitions: PageView<PartitionView>,
 }

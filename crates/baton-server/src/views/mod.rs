@@ -6,6 +6,7 @@
 //! stable `as_str()` names. Nothing here depends on the HTTP layer.
 
 mod action;
+mod audit;
 mod batch;
 mod execution;
 mod job;
@@ -14,7 +15,8 @@ mod node;
 mod page;
 
 pub use action::ActionView;
-pub use batch::{BatchView, PartitionView};
+pub use audit::{AuditView, FindingView};
+pub use batch::{BatchDetailView, BatchView, PartitionView};
 pub use execution::ExecutionView;
 pub use job::{JobView, PolicyView};
 pub use lease::{LeaderChangeView, LeaseView};
