@@ -61,7 +61,7 @@ impl Leader {
     async fn step(&self, term: &LeaderHandle) -> Result<()> {
         term.ensure_valid()?;
         let thresholds = self.thresholds;
-        for change in self.store.node_sweep(NodeSweepParams { thresholds }).await? {
+        for change in self.store.node_sweep(NodeSweepParams { thresholds }).await?.changes {
             tracing::warn!(node = %change.node, token = %change.token, to = %change.to,
                 "node went silent");
         }
