@@ -17,6 +17,7 @@ mod completions;
 mod crash;
 mod cron;
 mod cron_report;
+mod dashboard;
 mod exec_record;
 mod executions;
 mod executions_report;
@@ -57,6 +58,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 
 pub use args::{CronBenchArgs, ExecutionsBenchArgs, IdleBenchArgs, NodeArgs, NodeRole};
+pub use dashboard::DashboardBenchArgs;
 pub use partitions_args::{EtlNodeArgs, PartitionsBenchArgs};
 pub use statements::statement_counter_layer;
 
@@ -84,6 +86,9 @@ pub enum Scenario {
     /// The partitioned ETL: one node against a plain loop, and the failover of a node killed
     /// mid-run among several.
     Partitions(PartitionsBenchArgs),
+    /// The dashboard's pages and the API's listings over a long history: server-side render
+    /// time against one page read straight from the store.
+    Dashboard(DashboardBenchArgs),
     /// One node process of a multi-process scenario (started by the scenario itself).
     #[command(hide = true)]
     Node(NodeArgs),
@@ -128,6 +133,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         Scenario::Executions(args) => executions::run(args).await,
         Scenario::Idle(args) => idle_nodes::run(args).await,
         Scenario::Partitions(args) => partitions::run(args).await,
+        Scenario::Dashboard(args) => dashboard::run(args).await,
         Scenario::Node(args) => node::run(args).await,
     }
 }

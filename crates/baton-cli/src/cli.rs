@@ -1,5 +1,6 @@
 //! The command line, as clap parses it.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -27,6 +28,9 @@ pub struct BackendArg {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the jobs of a config file as commands, as a node of the cluster (see
+    /// docs/config.md).
+    Agent(AgentArgs),
     /// Run a command only while holding a lease (the guard for a Kubernetes CronJob).
     Exec(ExecArgs),
     /// Inspect and administer leases.
@@ -54,6 +58,18 @@ pub enum Command {
     /// Run a local three-node demonstration: scheduling, a leader crash, the failover and a
     /// verification of the record.
     Demo(DemoArgs),
+}
+
+/// Arguments of `baton agent`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The config file (TOML).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// Check the file without connecting to the store, print a summary line and exit (2 and
+    /// one line naming the file, line and key when it is refused).
+    #[arg(long)]
+    pub check: bool,
 }
 
 /// What `baton exec` does when the lease is held by someone else.
@@ -145,15 +161,40 @@ pub struct HistoryArgs {
     pub limit: u32,
 }
 
-/// Arguments of `baton demo`; the hidden ones run one of its node processes.
+/// Arguments of `baton demo`; its hidden subcommands are the commands its agents run.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Run as the demo node of this name (started by the demo itself).
-    #[arg(long, hide = true, requires = "backend")]
-    pub node: Option<String>,
-    /// The demo node's store (started by the demo itself).
-    #[arg(long, hide = true)]
-    pub backend: Option<String>,
+    /// Keep the cluster and its dashboards running after the scenario, until Ctrl-C.
+    #[arg(long)]
+    pub keep_running: bool,
+    /// A command the demo's agents run.
+    #[command(subcommand)]
+    pub step: Option<DemoStep>,
+}
+
+/// The commands the demo's agents run.
+#[derive(Debug, Subcommand)]
+pub enum DemoStep {
+    /// Work, then write the fire to the ledger through its fence.
+    #[command(hide = true)]
+    Write {
+        /// The ledger's SQLite file.
+        #[arg(long)]
+        ledger: PathBuf,
+        /// How long to work before writing.
+        #[arg(long, default_value = "0s", value_parser = duration)]
+        work: Duration,
+    },
+    /// Work through a partition step by step, checkpointing, then write it to the ledger.
+    #[command(hide = true)]
+    Partition {
+        /// The ledger's SQLite file.
+        #[arg(long)]
+        ledger: PathBuf,
+        /// How long each step takes.
+        #[arg(long, default_value = "250ms", value_parser = duration)]
+        step: Duration,
+    },
 }
 
 /// Job subcommands.

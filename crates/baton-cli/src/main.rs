@@ -1,8 +1,12 @@
 //! The `baton` command.
 
+mod agent;
 mod cli;
 mod commands;
 mod exit;
+mod process;
+
+use std::io::IsTerminal;
 
 use clap::Parser;
 use tracing_subscriber::Layer;
@@ -14,7 +18,9 @@ fn main() -> std::process::ExitCode {
         Ok(cli) => cli,
         Err(err) => return exit::usage(err),
     };
-    init_tracing(cli.verbose);
+    // The agent is a daemon: it logs what it does (info) unless told otherwise.
+    let is_agent = matches!(cli.command, cli::Command::Agent(_));
+    init_tracing(cli.verbose.saturating_add(u8::from(is_agent)));
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => return exit::report(&anyhow::Error::new(err)),
@@ -35,6 +41,9 @@ fn init_tracing(verbose: u8) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     // The log filter applies to the log output only; the statement counter of `baton bench`
     // has a filter of its own.
-    let log = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_filter(filter);
+    let log = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_filter(filter);
     tracing_subscriber::registry().with(log).with(baton_bench::statement_counter_layer()).init();
 }

@@ -18,6 +18,7 @@
 mod backend;
 pub mod cluster;
 pub mod elector;
+pub mod metrics;
 pub mod scheduler;
 
 pub use backend::{Backend, connect, redact};

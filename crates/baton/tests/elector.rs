@@ -214,3 +214,45 @@ async fn one_renewal_call_per_interval_covers_every_held_lease() {
     let calls = store.renew_calls.load(Ordering::SeqCst);
     assert!(calls <= intervals as usize + 1, "{calls} renewal calls for 100 leases");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_campaign_that_steps_down_hands_over_at_once_and_stays_out() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let (a, b) = (elector(store.clone(), "a"), elector(store.clone(), "b"));
+    let first = a.campaign(lease());
+    let first_term = first.leader().await;
+    let second = b.campaign(lease());
+    assert!(!second.step_down().await, "a follower has nothing to give up");
+    let stepped = tokio::time::Instant::now();
+    assert!(first.step_down().await, "the leader steps down");
+    assert!(first_term.is_cancelled(), "the term ends before the step-down answers");
+    let second_term = second.leader().await;
+    // The paused clock moves only when every task waits on a timer: a handover that waited
+    // for a retry period or the TTL would show here.
+    let gap = stepped.elapsed();
+    assert!(gap < Duration::from_millis(50), "handover took {gap:?}");
+    assert!(second_term.token() > first_term.token());
+    tokio::time::sleep(a.config().ttl * 3).await;
+    second_term.ensure_valid().unwrap();
+    assert!(matches!(*first.watch().borrow(), Leadership::Follower));
+    assert!(!first.step_down().await);
+    let history = store.history(HistoryParams::default()).await.unwrap();
+    let reasons: Vec<_> = history.items.iter().map(|c| c.reason).collect();
+    assert_eq!(reasons, [ChangeReason::Fresh, ChangeReason::Handover]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_lone_campaign_leads_again_after_standing_aside() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store.clone(), "a");
+    let campaign = a.campaign(lease());
+    let first = campaign.leader().await;
+    let stepped = tokio::time::Instant::now();
+    assert!(campaign.step_down().await);
+    let again = campaign.leader().await;
+    assert!(again.token() > first.token());
+    let config = a.config();
+    let stood_aside = stepped.elapsed();
+    assert!(stood_aside >= config.retry_period * 2, "back after {stood_aside:?}");
+    assert!(stood_aside < config.ttl, "back after {stood_aside:?}");
+}

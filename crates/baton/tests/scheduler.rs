@@ -194,3 +194,29 @@ async fn a_handler_past_its_timeout_is_cancelled_and_timed_out() {
     assert_eq!(executions.len(), 1, "no retry by default: {executions:?}");
     assert!(executions[0].detail.as_deref().unwrap_or_default().contains("timed out"));
 }
+
+/// Waits until `node` leads, and answers the term's token.
+async fn leads(node: &Scheduler) -> baton::FencingToken {
+    let mut leadership = node.leadership();
+    loop {
+        if let Some(token) = leadership.borrow_and_update().token() {
+            return token;
+        }
+        leadership.changed().await.expect("the node runs");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_leader_that_steps_down_hands_the_scheduler_to_another_node() {
+    let cluster = Cluster::new();
+    let a = cluster.node("a", Vec::new()).await;
+    let first = leads(&a).await;
+    let b = cluster.node("b", Vec::new()).await;
+    assert!(!b.step_down().await, "a follower has nothing to give up");
+    assert!(a.step_down().await, "the leader steps down");
+    let second = leads(&b).await;
+    assert!(second > first);
+    assert_eq!(a.leadership().borrow().token(), None);
+    a.shutdown().await;
+    b.shutdown().await;
+}

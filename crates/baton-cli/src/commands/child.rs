@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use baton::LeaderHandle;
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
-use tokio::process::{Child, Command};
+use nix::sys::signal::Signal;
+use tokio::process::Command;
 use tokio::signal::unix::{SignalKind, signal};
+
+use crate::process::GroupChild;
 
 /// How the command ended.
 pub struct Outcome {
@@ -29,14 +30,10 @@ pub async fn run(
     kill_after: Duration,
 ) -> anyhow::Result<Outcome> {
     let (program, args) = argv.split_first().context("no command given after --")?;
-    let mut child = Command::new(program)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (*k, v)))
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .with_context(|| format!("cannot run {program:?}"))?;
-    let group = child.id().map(|id| Pid::from_raw(id as i32)).context("command exited at once")?;
+    let mut command = Command::new(program);
+    command.args(args).envs(env.iter().map(|(k, v)| (*k, v)));
+    let mut child =
+        GroupChild::spawn(&mut command).with_context(|| format!("cannot run {program:?}"))?;
     let mut terminate = signal(SignalKind::terminate())?;
     let mut interrupt = signal(SignalKind::interrupt())?;
     loop {
@@ -45,28 +42,14 @@ pub async fn run(
             () = lease.cancelled() => {
                 let reason = lease.ensure_valid().err().map(|e| e.to_string()).unwrap_or_default();
                 eprintln!("baton: {reason}; stopping the command");
-                let status = stop(&mut child, group, kill_after).await?;
-                return Ok(Outcome { status, lease_lost: true });
+                let stopped = child.stop(kill_after).await?;
+                if stopped.killed {
+                    eprintln!("baton: the command did not stop within {kill_after:?}; killing it");
+                }
+                return Ok(Outcome { status: stopped.status, lease_lost: true });
             }
-            _ = terminate.recv() => forward(group, Signal::SIGTERM),
-            _ = interrupt.recv() => forward(group, Signal::SIGINT),
+            _ = terminate.recv() => child.signal_logged(Signal::SIGTERM),
+            _ = interrupt.recv() => child.signal_logged(Signal::SIGINT),
         }
     }
-}
-
-fn forward(group: Pid, signal: Signal) {
-    if let Err(err) = killpg(group, signal) {
-        tracing::warn!(%err, ?signal, "forwarding the signal to the command failed");
-    }
-}
-
-/// SIGTERM to the group, then SIGKILL if it has not exited within `kill_after`.
-async fn stop(child: &mut Child, group: Pid, kill_after: Duration) -> anyhow::Result<ExitStatus> {
-    forward(group, Signal::SIGTERM);
-    if let Ok(status) = tokio::time::timeout(kill_after, child.wait()).await {
-        return Ok(status?);
-    }
-    eprintln!("baton: the command did not stop within {kill_after:?}; killing it");
-    forward(group, Signal::SIGKILL);
-    Ok(child.wait().await?)
 }

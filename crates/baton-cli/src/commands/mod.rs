@@ -23,6 +23,7 @@ use crate::cli::{BackendArg, Cli, Command};
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Agent(args) => crate::agent::run(args).await,
         Command::Exec(args) => exec::run(args).await,
         Command::Lease(command) => lease::run(command).await.map(|()| ExitCode::SUCCESS),
         Command::History(args) => history::run(args).await.map(|()| ExitCode::SUCCESS),

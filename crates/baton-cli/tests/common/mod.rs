@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses its own part
 
+pub mod agent;
+
 use std::process::{Command, Output};
 
 /// The `baton` binary under test.

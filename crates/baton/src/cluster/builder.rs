@@ -61,6 +61,7 @@ impl ClusterBuilder {
         let elector = Elector::new(self.leases, self.config.elector.clone())?;
         let campaign = elector.campaign(self.config.lease.clone());
         let leadership = campaign.watch();
+        let step_downs = campaign.step_downs();
         let (claiming, beating, leading) =
             (Stage::new(&halt), Stage::new(&halt), Stage::new(&halt));
         claiming.spawn(|stop| worker.clone().claim_loop(stop));
@@ -77,6 +78,7 @@ impl ClusterBuilder {
             jobs,
             elector,
             leadership,
+            step_downs,
             claiming,
             beating,
             leading,

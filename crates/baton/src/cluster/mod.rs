@@ -117,6 +117,7 @@ pub use job::{
     PartitionResult, PartitionedJob, Partitioner, PartitionsFuture,
 };
 
+use crate::elector::StepDown;
 use crate::{Elector, Leadership};
 use stage::Stage;
 use worker::{Jobs, Worker};
@@ -129,6 +130,7 @@ pub struct Cluster {
     jobs: Arc<Jobs>,
     elector: Elector,
     leadership: watch::Receiver<Leadership>,
+    step_downs: StepDown,
     claiming: Stage,
     beating: Stage,
     leading: Stage,
@@ -155,6 +157,13 @@ impl Cluster {
     /// Whether this node is the cluster leader, and the term's token when it is.
     pub fn leadership(&self) -> watch::Receiver<Leadership> {
         self.leadership.clone()
+    }
+
+    /// Gives up the cluster leadership if this node holds it, so that another node takes over
+    /// at once (see [`Campaign::step_down`](crate::Campaign::step_down)); answers whether this
+    /// node was leading. The node keeps working, and campaigns again later.
+    pub async fn step_down(&self) -> bool {
+        self.step_downs.request().await
     }
 
     /// The cluster store this node works on.

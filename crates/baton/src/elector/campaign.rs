@@ -1,10 +1,10 @@
 //! A background campaign for one lease, with leadership published on a watch channel.
 
 use baton_core::{FencingToken, LeaseName};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::{Elector, LeaderHandle};
+use super::{Elector, LeaderGuard, LeaderHandle};
 
 /// This process's standing for one lease.
 #[derive(Debug, Clone)]
@@ -30,16 +30,35 @@ impl Leadership {
 #[derive(Debug)]
 pub struct Campaign {
     leadership: watch::Receiver<Leadership>,
+    step_downs: StepDown,
     _stop_on_drop: DropGuard,
+}
+
+/// Asks a campaign to step down; it outlives neither the campaign nor its task, so the owner
+/// of a campaign's task can keep one without keeping the campaign alive.
+#[derive(Debug, Clone)]
+pub(crate) struct StepDown(mpsc::UnboundedSender<oneshot::Sender<bool>>);
+
+impl StepDown {
+    /// Asks for a step-down and waits for the answer: whether the campaign was leading. A
+    /// campaign that has stopped answers `false`.
+    pub(crate) async fn request(&self) -> bool {
+        let (reply, answer) = oneshot::channel();
+        if self.0.send(reply).is_err() {
+            return false;
+        }
+        answer.await.unwrap_or(false)
+    }
 }
 
 impl Campaign {
     pub(super) fn start(elector: Elector, name: LeaseName) -> Self {
         let (sender, leadership) = watch::channel(Leadership::Follower);
+        let (requests, received) = mpsc::unbounded_channel();
         let stop = CancellationToken::new();
         let tasks = elector.shared.tasks.clone();
-        tasks.spawn(run(elector, name, sender, stop.clone()));
-        Campaign { leadership, _stop_on_drop: stop.drop_guard() }
+        tasks.spawn(run(elector, name, sender, received, stop.clone()));
+        Campaign { leadership, step_downs: StepDown(requests), _stop_on_drop: stop.drop_guard() }
     }
 
     /// A receiver of leadership changes.
@@ -61,25 +80,33 @@ impl Campaign {
             }
         }
     }
+
+    /// Gives up the lease if this process holds it: ends the term, releases the lease so that
+    /// a waiting contender takes over at once, and stays out of the election for two retry
+    /// periods (at their longest jitter) before campaigning again, so that even a contender
+    /// that polls instead of being woken wins the next term. Answers whether this process was
+    /// leading; when it was not, nothing changes.
+    pub async fn step_down(&self) -> bool {
+        self.step_downs.request().await
+    }
+
+    /// A handle that asks this campaign to step down, for the task that owns the campaign.
+    pub(crate) fn step_downs(&self) -> StepDown {
+        self.step_downs.clone()
+    }
 }
+
+type Requests = mpsc::UnboundedReceiver<oneshot::Sender<bool>>;
 
 async fn run(
     elector: Elector,
     name: LeaseName,
     sender: watch::Sender<Leadership>,
+    mut requests: Requests,
     stop: CancellationToken,
 ) {
     loop {
-        let guard = tokio::select! {
-            () = stop.cancelled() => return,
-            guard = elector.acquire(&name) => match guard {
-                Ok(guard) => guard,
-                Err(err) => {
-                    tracing::error!(lease = %name, %err, "campaign stopped");
-                    return;
-                }
-            },
-        };
+        let Some(guard) = acquire(&elector, &name, &mut requests, &stop).await else { return };
         sender.send_replace(Leadership::Leader(guard.handle()));
         tokio::select! {
             () = stop.cancelled() => {
@@ -89,6 +116,65 @@ async fn run(
             }
             () = guard.cancelled() => {
                 sender.send_replace(Leadership::Follower);
+            }
+            Some(reply) = requests.recv() => {
+                sender.send_replace(Leadership::Follower);
+                let token = guard.token();
+                if let Err(err) = guard.release().await {
+                    tracing::warn!(lease = %name, %err, "release on step-down failed; the lease expires by its TTL");
+                }
+                tracing::info!(lease = %name, %token, "stepped down");
+                let _ = reply.send(true);
+                let until = tokio::time::Instant::now() + elector.config().stand_aside();
+                if !stand_aside(until, &mut requests, &stop).await {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Acquires the lease, answering step-down requests meanwhile (not leading); `None` when the
+/// campaign stops or cannot go on. The acquisition is never abandoned halfway for a request,
+/// so a lease the store granted always has its guard.
+async fn acquire(
+    elector: &Elector,
+    name: &LeaseName,
+    requests: &mut Requests,
+    stop: &CancellationToken,
+) -> Option<LeaderGuard> {
+    let acquiring = elector.acquire(name);
+    tokio::pin!(acquiring);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return None,
+            Some(reply) = requests.recv() => {
+                let _ = reply.send(false);
+            }
+            acquired = &mut acquiring => match acquired {
+                Ok(guard) => return Some(guard),
+                Err(err) => {
+                    tracing::error!(lease = %name, %err, "campaign stopped");
+                    return None;
+                }
+            },
+        }
+    }
+}
+
+/// Stays out of the election until `until`, answering step-down requests (not leading);
+/// `false` when the campaign stops meanwhile.
+async fn stand_aside(
+    until: tokio::time::Instant,
+    requests: &mut Requests,
+    stop: &CancellationToken,
+) -> bool {
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return false,
+            () = tokio::time::sleep_until(until) => return true,
+            Some(reply) = requests.recv() => {
+                let _ = reply.send(false);
             }
         }
     }

@@ -96,6 +96,12 @@ impl ElectorConfig {
         Ok(())
     }
 
+    /// How long a campaign that stepped down stays out of the election: two retry periods at
+    /// their longest jitter, so that a contender polling every retry period gets its turn.
+    pub(crate) fn stand_aside(&self) -> Duration {
+        self.retry_period.mul_f64(2.0 * (1.0 + self.jitter))
+    }
+
     /// The retry period with jitter applied.
     pub(crate) fn jittered_retry(&self) -> Duration {
         let factor = 1.0 + self.jitter * (fastrand::f64() * 2.0 - 1.0);

@@ -25,6 +25,7 @@ use baton_core::{
 use tokio::time::Instant;
 use tokio_util::sync::DropGuard;
 
+pub(crate) use campaign::StepDown;
 pub use campaign::{Campaign, Leadership};
 pub use config::ElectorConfig;
 pub use guard::{LeaderGuard, LeaderHandle};

@@ -6,6 +6,7 @@ use baton_core::RenewAllParams;
 use tokio::time::{Instant, sleep_until};
 
 use super::shared::Shared;
+use crate::metrics::{RenewOutcome, lease_lost, lease_renewal};
 
 /// Runs until shutdown: renews all held leases every renew interval (every retry period after
 /// a failure), extends each term's deadline to the renewal's send time plus the renew
@@ -56,6 +57,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
         };
         match outcome {
             Ok(Ok(outcome)) => {
+                lease_renewal(sent.elapsed(), RenewOutcome::Renewed);
                 let extended_to = sent + config.renew_deadline;
                 for lease in &outcome.renewed {
                     if let Some(term) =
@@ -67,16 +69,19 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                 for name in &outcome.lost {
                     if let Some(term) = terms.iter().find(|t| &t.lease == name) {
                         tracing::warn!(lease = %name, token = %term.token, "lease lost");
+                        lease_lost(name.as_str());
                         shared.end(term, "the store no longer lists this process as the holder");
                     }
                 }
                 next_renewal = sent + config.renew_interval;
             }
             Ok(Err(err)) => {
+                lease_renewal(sent.elapsed(), RenewOutcome::Failed);
                 tracing::warn!(%err, "renewing leases failed, retrying");
                 next_renewal = Instant::now() + config.retry_period;
             }
             Err(_) => {
+                lease_renewal(sent.elapsed(), RenewOutcome::TimedOut);
                 tracing::warn!("renewing leases timed out, retrying");
                 next_renewal = Instant::now() + config.retry_period;
             }

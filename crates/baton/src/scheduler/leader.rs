@@ -184,6 +184,10 @@ impl Leader {
                 job.created_at,
                 now,
             );
+            count_skipped(job, &plan.run);
+            for range in &plan.missed {
+                crate::metrics::fires_missed(name, "misfire", range.count);
+            }
             let jitter = definition.policy.jitter;
             params.fires.extend(plan.run.iter().map(|at| NewFire {
                 job: name.clone(),
@@ -272,6 +276,20 @@ impl Leader {
             }
         }
         Ok(())
+    }
+}
+
+/// Counts the fires the store will record as skipped: all of a paused job's, and those at or
+/// before its `skip_through`.
+fn count_skipped(job: &Job, fires: &[StoreTime]) {
+    let (reason, skipped) = if job.paused {
+        ("paused", fires.len())
+    } else {
+        let through = job.skip_through.unwrap_or(StoreTime::from_millis(i64::MIN));
+        ("skip-next", fires.iter().filter(|at| **at <= through).count())
+    };
+    if skipped > 0 {
+        crate::metrics::fires_skipped(job.name(), reason, skipped as u64);
     }
 }
 

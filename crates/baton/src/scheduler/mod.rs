@@ -46,6 +46,7 @@ pub use config::SchedulerConfig;
 pub use context::JobContext;
 pub use job::{Handler, HandlerFuture, HandlerResult, Job, JobBuilder};
 
+use crate::elector::StepDown;
 use crate::{Elector, Leadership};
 use tokio::sync::watch;
 use worker::Worker;
@@ -82,6 +83,7 @@ impl SchedulerBuilder {
         let elector = Elector::new(self.leases, self.config.elector.clone())?;
         let campaign = elector.campaign(self.config.lease.clone());
         let leadership = campaign.watch();
+        let step_downs = campaign.step_downs();
         let stop = CancellationToken::new();
         let tasks = TaskTracker::new();
         let (worker, outcomes) = Worker::new(self.store.clone(), self.config.clone(), self.jobs);
@@ -105,7 +107,16 @@ impl SchedulerBuilder {
             }
         });
         tasks.close();
-        Ok(Scheduler { elector, store: self.store, worker, stop, beating, tasks, leadership })
+        Ok(Scheduler {
+            elector,
+            store: self.store,
+            worker,
+            stop,
+            beating,
+            tasks,
+            leadership,
+            step_downs,
+        })
     }
 }
 
@@ -120,6 +131,7 @@ pub struct Scheduler {
     beating: CancellationToken,
     tasks: TaskTracker,
     leadership: watch::Receiver<Leadership>,
+    step_downs: StepDown,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -147,6 +159,13 @@ impl Scheduler {
     /// Whether this node is the scheduler leader, and the term's token when it is.
     pub fn leadership(&self) -> watch::Receiver<Leadership> {
         self.leadership.clone()
+    }
+
+    /// Gives up the scheduler leadership if this node holds it, so that another node takes
+    /// over at once (see [`Campaign::step_down`](crate::Campaign::step_down)); answers whether
+    /// this node was leading. The node keeps working, and campaigns again later.
+    pub async fn step_down(&self) -> bool {
+        self.step_downs.request().await
     }
 
     /// The job store this scheduler works on.

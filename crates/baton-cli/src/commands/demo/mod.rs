@@ -1,112 +1,119 @@
-//! `baton demo`: three scheduler nodes on one SQLite file, a crash of the leader, the
-//! failover, and a verification of the record.
+//! `baton demo`: three agents on one SQLite file run a job every second, a slower job and a
+//! partitioned job; the demo kills the scheduler leader, pauses a node in the middle of a write
+//! so that its late write meets the fence, and ends with a verification of the record.
 
-mod node;
-mod nodes;
+mod agents;
+mod config;
+mod pause;
 mod report;
+mod watch;
+mod writer;
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
+use nix::sys::signal::Signal;
 use sqlx::{Connection, SqliteConnection};
 
-use crate::cli::DemoArgs;
-use nodes::{Event, Nodes};
+use crate::cli::{DemoArgs, DemoStep};
+use agents::Agents;
+use config::timing;
+use watch::Watch;
 
-/// The demo's timing: short, so that the failover shows within seconds.
-mod timing {
-    use std::time::Duration;
+/// How long the cluster runs before the leader is killed, then before a node is paused, then
+/// before the demo stops.
+const BEFORE_CRASH: Duration = Duration::from_secs(10);
+const BEFORE_PAUSE: Duration = Duration::from_secs(6);
+const BEFORE_STOP: Duration = Duration::from_secs(8);
 
-    /// The scheduler lease's TTL (renewed every 600 ms).
-    pub const TTL: Duration = Duration::from_secs(3);
-    /// How often running executions are heartbeated.
-    pub const HEARTBEAT: Duration = Duration::from_millis(300);
-    /// A running execution whose heartbeat is older than this is abandoned.
-    pub const ABANDON_AFTER: Duration = Duration::from_millis(1500);
+/// Runs the demo, or one of the commands its agents run.
+pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
+    match args.step {
+        Some(DemoStep::Write { ledger, work }) => writer::write(&ledger, work).await,
+        Some(DemoStep::Partition { ledger, step }) => writer::partition(&ledger, step).await,
+        None => demonstrate(args.keep_running).await,
+    }
 }
 
-/// How long the nodes run before the leader is killed, and after.
-const BEFORE_CRASH: Duration = Duration::from_secs(7);
-const AFTER_FAILOVER: Duration = Duration::from_secs(7);
-
-pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
-    if let (Some(name), Some(url)) = (&args.node, &args.backend) {
-        node::run(name, url).await?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let dir = tempfile::tempdir()?;
+async fn demonstrate(keep_running: bool) -> anyhow::Result<ExitCode> {
+    let dir = tempfile::Builder::new().prefix("baton-demo-").tempdir()?;
     let path = dir.path().join("demo.db");
     let url = format!("sqlite://{}", path.display());
     let backend = baton::connect(&url).await?;
     backend.migrate().await?;
-    let mut conn = SqliteConnection::connect(&url).await?;
-    sqlx::query(include_str!("demo_ledger.sql")).execute(&mut conn).await?;
-    println!("baton demo: three scheduler nodes share one SQLite file ({})", path.display());
-    println!("jobs: tick every second; report every 5 seconds, working 1.5 s; each run writes");
-    println!("a ledger row through the fenced sink with its attempt's token\n");
+    let mut ledger = SqliteConnection::connect(&url).await?;
+    sqlx::raw_sql(include_str!("demo_ledger.sql")).execute(&mut ledger).await?;
 
-    let started = Instant::now();
-    let mut nodes = Nodes::start(&url, &["node-a", "node-b", "node-c"]).await?;
-    let mut leader = None;
-    narrate(&mut nodes, started, BEFORE_CRASH, &mut leader).await;
-    let Some(crashed) = leader.clone() else {
-        anyhow::bail!("no node became the scheduler leader within {BEFORE_CRASH:?}");
-    };
-    let crash = Instant::now();
-    nodes.kill(&crashed).await;
+    let mut agents = Agents::start(dir.path(), &["node-a", "node-b", "node-c"]).await?;
+    println!("baton demo: three agents share one SQLite file in {}", dir.path().display());
+    for agent in &agents.running {
+        println!("  {}: dashboard http://127.0.0.1:{}/", agent.name, agent.port);
+    }
+    println!("jobs: tick every second; report every 5 s (1.5 s of work); etl, 6 partitions, every");
     println!(
-        "{:>6.1}s  ** killed {crashed}, the leader, with SIGKILL: no release, no goodbye **",
-        started.elapsed().as_secs_f64()
+        "20 s. Each writes to a ledger through a fence of its fire, with its attempt's token.\n"
     );
-    let deadline = crash + timing::TTL + Duration::from_secs(10);
-    while leader.as_deref() == Some(crashed.as_str()) && Instant::now() < deadline {
-        narrate(&mut nodes, started, Duration::from_millis(100), &mut leader).await;
-    }
-    let failover = crash.elapsed();
-    match &leader {
-        Some(new) if *new != crashed => println!(
-            "{:>6.1}s  ** {new} took over {:.1} s after the crash (TTL {:?}) **",
-            started.elapsed().as_secs_f64(),
-            failover.as_secs_f64(),
-            timing::TTL
-        ),
-        _ => anyhow::bail!("no node took over within {:?} of the crash", deadline - crash),
-    }
-    narrate(&mut nodes, started, AFTER_FAILOVER, &mut leader).await;
-    println!("{:>6.1}s  stopping the nodes gracefully", started.elapsed().as_secs_f64());
-    let rejected = nodes.stop().await;
-    let clean = report::verify(&backend, &mut conn, rejected).await?;
+    let outcome = scenario(&mut agents, backend.clone(), ledger, keep_running).await;
+    println!("stopping the agents gracefully");
+    agents.stop().await;
+    let failover = outcome?;
+    let mut ledger = SqliteConnection::connect(&url).await?;
+    let clean = report::verify(&backend, &mut ledger, failover).await?;
     Ok(if clean { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// Prints the nodes' events for `length`, tracking the current leader.
-async fn narrate(
-    nodes: &mut Nodes,
-    started: Instant,
-    length: Duration,
-    leader: &mut Option<String>,
-) {
-    let until = tokio::time::Instant::now() + length;
-    while let Some((node, event)) = nodes.next_until(until).await {
-        let at = started.elapsed().as_secs_f64();
-        match event {
-            Event::Leading(token) => {
-                println!("{at:>6.1}s  {node} leads the scheduler (lease token {token})");
-                *leader = Some(node);
+/// The scripted run: the crash of the leader, then a paused writer; answers the failover time.
+async fn scenario(
+    agents: &mut Agents,
+    backend: baton::Backend,
+    ledger: SqliteConnection,
+    keep_running: bool,
+) -> anyhow::Result<Duration> {
+    let mut watch = Watch::new(backend.clone(), ledger)?;
+    watch.run_for(BEFORE_CRASH).await?;
+    let crashed = watch.current_leader().await?.context("no agent leads the scheduler")?;
+    let crash = Instant::now();
+    agents.kill(&crashed).await;
+    println!(
+        "{}  ** killed {crashed}, the leader, with SIGKILL: no release, no goodbye **",
+        watch.at()
+    );
+    let failover = loop {
+        watch.poll().await?;
+        match watch.current_leader().await? {
+            Some(new) if new != crashed => {
+                let took = crash.elapsed();
+                println!(
+                    "{}  ** {new} took over {:.1} s after the crash (lease TTL {:?}) **",
+                    watch.at(),
+                    took.as_secs_f64(),
+                    timing::TTL
+                );
+                break took;
             }
-            Event::Wrote { job, fire, attempt, token } => println!(
-                "{at:>6.1}s  {job:<6} fire {}  ran on {node}, attempt {attempt}, token {token}: write accepted",
-                clock(&fire)
-            ),
-            Event::Rejected { job, fire, token, fence } => println!(
-                "{at:>6.1}s  {job:<6} fire {}  on {node}: stale token {token} REJECTED by the fence at {fence}",
-                clock(&fire)
-            ),
+            _ if crash.elapsed() > timing::TTL * 4 => {
+                anyhow::bail!("no agent took over within {:?} of the crash", timing::TTL * 4)
+            }
+            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    };
+    watch.run_for(BEFORE_PAUSE).await?;
+    pause::stale_write(agents, &backend, &mut watch).await?;
+    watch.run_for(BEFORE_STOP).await?;
+    if keep_running {
+        println!("{}  running until Ctrl-C (the dashboards stay up)", watch.at());
+        let interrupted = tokio::signal::ctrl_c();
+        tokio::pin!(interrupted);
+        loop {
+            tokio::select! {
+                _ = &mut interrupted => break,
+                polled = watch.run_for(Duration::from_secs(1)) => polled?,
+            }
         }
     }
-}
-
-/// The time of day of an RFC 3339 instant.
-fn clock(instant: &str) -> &str {
-    instant.split_once('T').map_or(instant, |(_, time)| time.trim_end_matches('Z'))
+    for agent in &agents.running {
+        agent.signal(Signal::SIGCONT);
+    }
+    Ok(failover)
 }

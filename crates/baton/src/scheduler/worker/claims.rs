@@ -78,6 +78,7 @@ impl Worker {
         let sent = Instant::now();
         let claimed = self.store.claim(params).await?;
         for settled in &claimed.settled {
+            crate::metrics::execution_settled(settled);
             tracing::info!(job = %settled.job, execution = settled.id, status = %settled.status,
                 detail = settled.detail.as_deref().unwrap_or(""), "execution settled without running");
         }
@@ -86,6 +87,8 @@ impl Worker {
         let clock = self.clock(&claimed, Instant::now(), ahead).await;
         let wake = self.next_wake(&claimed, &clock);
         for execution in claimed.running {
+            let lag = claimed.now.saturating_since(execution.due_at);
+            crate::metrics::fire_lag(&execution.job, lag);
             // One claimed ahead of its instant starts at that instant.
             let start_at =
                 (execution.due_at > claimed.now).then(|| clock.local_instant(execution.due_at));

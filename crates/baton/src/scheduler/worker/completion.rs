@@ -68,6 +68,7 @@ impl Worker {
             let id = params.id;
             match result {
                 Ok(_) => {
+                    crate::metrics::execution_finished(&job, params.status);
                     running.remove(&id);
                 }
                 Err(err) => {
