@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 /// How long after the instant the oldest active node can become unreachable the leader
 /// sweeps: room for the local and the store's clocks running at slightly different rates.
-pub(super) const SWEEP_MARGIN: Duration = Duration::from_millis(20);
+const SWEEP_MARGIN: Duration = Duration::from_millis(20);
 
 /// The local instant at which the oldest node a sweep left active can have become unreachable,
 /// plus [`SWEEP_MARGIN`], for a sweep answered at `answered`; `None` when no node is active,
