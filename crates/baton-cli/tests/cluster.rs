@@ -273,7 +273,7 @@ async fn seed(store: &dyn ClusterStore) -> Result<Seeded> {
     {
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
-    let swept = store.node_sweep(NodeSweepParams { thresholds }).await?;
+    let swept = store.node_sweep(NodeSweepParams { thresholds }).await?.changes;
     assert_eq!(swept.len(), 1, "{swept:?}");
     assert_eq!(swept[0].to, NodeState::Unreachable);
 

@@ -1,5 +1,6 @@
 -- Creates a running batch and all its partitions, pending and numbered in the order given, in
--- one statement and one commit; the caller has checked the partitions first.
+-- one statement and one commit, and notifies baton_partition_pending; the caller has checked
+-- the partitions first.
 --   $1 job name, $2 strategy, $3 partition keys, $4 their parameters (JSON text), $5 whether
 --   each is transferable, $6 the node each is assigned to (NULL: any node) (pairwise arrays).
 -- Answers the batch.
@@ -19,6 +20,11 @@ partitions AS (
     CROSS JOIN unnest($3::TEXT[], $4::TEXT[], $5::BOOLEAN[], $6::TEXT[]) WITH ORDINALITY
         AS s (key, params, transferable, node, position)
     ORDER BY s.position
+),
+woken AS (
+    -- The nodes claim the new partitions at once (delivered at commit).
+    SELECT count(*) AS sent FROM (SELECT pg_notify('baton_partition_pending', '')) AS notified
 )
 SELECT b.id, b.name, b.strategy, b.state, b.created_at, b.finished_at, b.failure
 FROM batch AS b
+CROSS JOIN woken

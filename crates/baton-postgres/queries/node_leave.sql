@@ -1,6 +1,7 @@
 -- Marks an active node as left, records the change, and rehomes its pending and claimed
 -- partitions over the other live nodes (baton_partition_fates, departure 'left'), in one
--- statement and one commit.
+-- statement and one commit; when some partition went back to pending, notifies
+-- baton_partition_pending.
 --   $1 node id, $2 the token of its incarnation.
 --
 -- Races. The node is changed only while active under its token, and its record is locked before
@@ -62,7 +63,15 @@ rehomed AS (
     CROSS JOIN clock AS c
     WHERE p.id = f.id
       AND p.id = ANY (ARRAY(SELECT f.id FROM fates AS f))
+    RETURNING p.state
+),
+woken AS (
+    -- Other nodes claim the requeued partitions at once (delivered at commit).
+    SELECT count(*) AS sent
+    FROM (SELECT pg_notify('baton_partition_pending', '')
+          WHERE EXISTS (SELECT 1 FROM rehomed AS r WHERE r.state = 'pending')) AS notified
 )
 SELECT n.seq, n.id, n.host, n.version, n.token, n.started_at, n.heartbeat_at, n.load, n.state,
        n.state_changed_at
 FROM node AS n
+CROSS JOIN woken

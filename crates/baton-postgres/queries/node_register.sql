@@ -1,7 +1,8 @@
 -- Registers a node as a new incarnation under a new token, active from now, records the change,
 -- and rehomes the partitions the previous incarnation had claimed (baton_partition_fates,
 -- departure 'reregistered'), in one statement and one commit. Partitions only assigned to the
--- id stay for the new incarnation to claim.
+-- id stay for the new incarnation to claim. When some partition went back to pending, notifies
+-- baton_partition_pending.
 --   $1 node id, $2 host, $3 version, $4 load.
 --
 -- Races. The record of a known id is locked first, and the new token drawn only then. A claim
@@ -101,7 +102,15 @@ rehomed AS (
     CROSS JOIN clock AS c
     WHERE p.id = f.id
       AND p.id = ANY (ARRAY(SELECT f.id FROM fates AS f))
+    RETURNING p.state
+),
+woken AS (
+    -- Other nodes claim the requeued partitions at once (delivered at commit).
+    SELECT count(*) AS sent
+    FROM (SELECT pg_notify('baton_partition_pending', '')
+          WHERE EXISTS (SELECT 1 FROM rehomed AS r WHERE r.state = 'pending')) AS notified
 )
 SELECT n.seq, n.id, n.host, n.version, n.token, n.started_at, n.heartbeat_at, n.load, n.state,
        n.state_changed_at
 FROM node AS n
+CROSS JOIN woken

@@ -16,6 +16,7 @@
 --
 -- Cost. Finding the candidates reads every unfinished partition with its node (a partition can
 -- be assigned to an id that was never registered, which no index on the nodes reveals).
+-- When some partition went back to pending, notifies baton_partition_pending.
 -- Answers the partitions rehomed, in no particular order: requeued ones pending, the others
 -- failed.
 WITH clock AS MATERIALIZED (
@@ -75,16 +76,29 @@ fates AS (
               FROM baton_nodes AS n
               WHERE n.state = 'active')
     ) AS f
+),
+rehomed AS (
+    UPDATE baton_partitions AS p
+    SET state = CASE WHEN f.error IS NULL THEN 'pending' ELSE 'failed' END,
+        node = f.node,
+        error = f.error,
+        finished_at = CASE WHEN f.error IS NULL THEN p.finished_at ELSE c.now_ms END
+    FROM fates AS f
+    CROSS JOIN clock AS c
+    WHERE p.id = f.id
+      AND p.id = ANY (ARRAY(SELECT f.id FROM fates AS f))
+    RETURNING p.id, p.batch, p.key, p.params, p.transferable, p.state, p.node, p.token,
+              p.checkpoint, p.result, p.attempts, p.progress, p.created_at, p.claimed_at,
+              p.heartbeat_at, p.finished_at, p.error
+),
+woken AS (
+    -- The nodes that will claim the requeued partitions do so at once (delivered at commit).
+    SELECT count(*) AS sent
+    FROM (SELECT pg_notify('baton_partition_pending', '')
+          WHERE EXISTS (SELECT 1 FROM rehomed AS r WHERE r.state = 'pending')) AS notified
 )
-UPDATE baton_partitions AS p
-SET state = CASE WHEN f.error IS NULL THEN 'pending' ELSE 'failed' END,
-    node = f.node,
-    error = f.error,
-    finished_at = CASE WHEN f.error IS NULL THEN p.finished_at ELSE c.now_ms END
-FROM fates AS f
-CROSS JOIN clock AS c
-WHERE p.id = f.id
-  AND p.id = ANY (ARRAY(SELECT f.id FROM fates AS f))
-RETURNING p.id, p.batch, p.key, p.params, p.transferable, p.state, p.node, p.token,
-          p.checkpoint, p.result, p.attempts, p.progress, p.created_at, p.claimed_at,
-          p.heartbeat_at, p.finished_at, p.error
+SELECT r.id, r.batch, r.key, r.params, r.transferable, r.state, r.node, r.token, r.checkpoint,
+       r.result, r.attempts, r.progress, r.created_at, r.claimed_at, r.heartbeat_at,
+       r.finished_at, r.error
+FROM rehomed AS r
+CROSS JOIN woken

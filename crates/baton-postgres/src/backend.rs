@@ -80,7 +80,7 @@ impl PostgresBackend {
 
     /// The cluster store over this pool.
     pub fn cluster(&self) -> PostgresClusterStore {
-        PostgresClusterStore::new(self.connections.clone())
+        PostgresClusterStore::new(self.connections.clone(), self.options.clone())
     }
 
     /// The operator action log over this pool.

@@ -26,7 +26,6 @@ mod changes;
 mod checkpoint;
 mod cluster;
 mod connections;
-mod due;
 mod error;
 pub mod fence;
 mod jobs;
@@ -35,6 +34,7 @@ mod migrate;
 mod queries;
 mod row;
 mod url;
+mod wakeups;
 
 pub use actions::PostgresActionStore;
 pub use backend::PostgresBackend;
@@ -51,3 +51,7 @@ pub const RELEASE_CHANNEL: &str = "baton_lease_released";
 /// The channel on which workers are told that executions became due (recorded fires, triggers,
 /// retries, a job freed while a fire waits); the payload is empty.
 pub const DUE_CHANNEL: &str = "baton_execution_due";
+
+/// The channel on which nodes are told that partitions became pending (a batch created,
+/// partitions moved off a departed node); the payload is empty.
+pub const PENDING_CHANNEL: &str = "baton_partition_pending";

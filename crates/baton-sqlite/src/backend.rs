@@ -38,6 +38,7 @@ pub struct SqliteBackend {
     read: SqlitePool,
     notifier: Notifier,
     due: Notifier,
+    pending: Notifier,
 }
 
 impl SqliteBackend {
@@ -73,7 +74,8 @@ impl SqliteBackend {
         })?;
         let notifier = Notifier::beside(&canonical);
         let due = Notifier::due_beside(&canonical);
-        Ok(SqliteBackend { path: canonical, write, read, notifier, due })
+        let pending = Notifier::pending_beside(&canonical);
+        Ok(SqliteBackend { path: canonical, write, read, notifier, due, pending })
     }
 
     /// Creates or upgrades baton's tables (all prefixed `baton_`); safe to run from several
@@ -101,7 +103,7 @@ impl SqliteBackend {
     /// The cluster store of this database: nodes, partitioned batches and their partitions. It
     /// shares the write lock and the token counter with [`leases`](Self::leases).
     pub fn cluster(&self) -> SqliteClusterStore {
-        SqliteClusterStore::new(self.write.clone(), self.read.clone())
+        SqliteClusterStore::new(self.write.clone(), self.read.clone(), self.pending.clone())
     }
 
     /// The absolute path of the database file.

@@ -37,6 +37,10 @@
 //! `<database>.due/`: after a commit records executions for the workers (fires, run-now,
 //! retries), every worker in every process is woken.
 //!
+//! [`ClusterStore::subscribe_pending`](baton_core::ClusterStore::subscribe_pending) works the
+//! same way in `<database>.pending/`: after a commit creates a batch or moves partitions off a
+//! departed node, every node's claim loop in every process is woken.
+//!
 //! # Limits
 //!
 //! The file must live on a local filesystem: WAL mode needs shared memory and does not work over

@@ -18,7 +18,7 @@ use baton::core::cluster::{
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, Reassigned,
+    PartitionReassignParams, PendingChanges, Reassigned, Swept,
 };
 use baton::core::job::{
     ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,
@@ -129,7 +129,7 @@ impl ClusterStore for Gated<dyn ClusterStore> {
     async fn node_list(&self, params: NodeListParams) -> Result<Page<Node>> {
         self.gate.pass(self.inner.node_list(params)).await
     }
-    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>> {
+    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept> {
         self.gate.pass(self.inner.node_sweep(params)).await
     }
     async fn node_changes(&self, params: NodeChangesParams) -> Result<Page<NodeChange>> {
@@ -164,6 +164,9 @@ impl ClusterStore for Gated<dyn ClusterStore> {
     }
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.gate.pass(self.inner.partition_reassign(params)).await
+    }
+    async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
+        self.gate.pass(self.inner.subscribe_pending()).await
     }
     async fn now(&self) -> Result<StoreTime> {
         self.gate.pass(self.inner.now()).await

@@ -29,6 +29,11 @@ baton_testkit::cluster_conformance!(Memory::default());
 
 const START: StoreTime = StoreTime::from_millis(1_800_000_000_000);
 
+/// `millis` after [`START`].
+fn at(millis: u64) -> StoreTime {
+    START.saturating_add(Duration::from_millis(millis))
+}
+
 fn manual() -> (Arc<ManualClock>, MemoryClusterStore) {
     let clock = Arc::new(ManualClock::new(START));
     (clock.clone(), MemoryClusterStore::with_clock(clock))
@@ -64,18 +69,22 @@ async fn a_node_goes_unreachable_then_removed_strictly_after_each_threshold() {
     let (clock, store) = manual();
     let node = store.node_register(registration("a")).await.unwrap();
     clock.advance(Duration::from_secs(5));
-    assert!(store.node_sweep(sweep_params()).await.unwrap().is_empty(), "exactly 5 s silent");
+    let swept = store.node_sweep(sweep_params()).await.unwrap();
+    assert!(swept.changes.is_empty(), "exactly 5 s silent");
+    assert_eq!((swept.now, swept.oldest_active_heartbeat), (at(5_000), Some(START)));
     clock.advance(Duration::from_millis(1));
-    let changes = store.node_sweep(sweep_params()).await.unwrap();
-    let seen: Vec<_> = changes.iter().map(|c| (c.from, c.to, c.reason, c.at)).collect();
-    let at = START.saturating_add(Duration::from_millis(5_001));
-    let step = (Some(NodeState::Active), NodeState::Unreachable, NodeChangeReason::NoHeartbeat, at);
+    let swept = store.node_sweep(sweep_params()).await.unwrap();
+    let seen: Vec<_> = swept.changes.iter().map(|c| (c.from, c.to, c.reason, c.at)).collect();
+    let step =
+        (Some(NodeState::Active), NodeState::Unreachable, NodeChangeReason::NoHeartbeat, at(5_001));
     assert_eq!(seen, [step]);
+    assert_eq!(swept.oldest_active_heartbeat, None, "no node is left active");
 
     clock.advance(Duration::from_millis(24_999));
-    assert!(store.node_sweep(sweep_params()).await.unwrap().is_empty(), "exactly 30 s silent");
+    let swept = store.node_sweep(sweep_params()).await.unwrap();
+    assert!(swept.changes.is_empty(), "exactly 30 s silent");
     clock.advance(Duration::from_millis(1));
-    let changes = store.node_sweep(sweep_params()).await.unwrap();
+    let changes = store.node_sweep(sweep_params()).await.unwrap().changes;
     assert_eq!(changes.iter().map(|c| c.to).collect::<Vec<_>>(), [NodeState::Removed]);
     let beat = NodeHeartbeatParams {
         node: node.id.clone(),
@@ -99,9 +108,11 @@ async fn a_heartbeat_restarts_the_silence_and_a_long_silence_goes_straight_to_re
         partitions: Vec::new(),
     };
     let outcome = store.node_heartbeat(beat).await.unwrap();
-    assert_eq!(outcome.node.heartbeat_at, START.saturating_add(Duration::from_secs(4)));
+    assert_eq!(outcome.node.heartbeat_at, at(4_000));
+    let swept = store.node_sweep(sweep_params()).await.unwrap();
+    assert_eq!(swept.oldest_active_heartbeat, Some(START), "the silent node's registration");
     clock.advance(Duration::from_secs(27));
-    let changes = store.node_sweep(sweep_params()).await.unwrap();
+    let changes = store.node_sweep(sweep_params()).await.unwrap().changes;
     let seen: Vec<_> = changes.iter().map(|c| (c.node.as_str(), c.from, c.to)).collect();
     assert_eq!(
         seen,

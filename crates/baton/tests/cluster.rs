@@ -59,7 +59,7 @@ impl ClusterStore for Cuttable {
         self.check()?;
         self.inner.node_list(params).await
     }
-    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>> {
+    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept> {
         self.check()?;
         self.inner.node_sweep(params).await
     }
@@ -106,6 +106,10 @@ impl ClusterStore for Cuttable {
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.check()?;
         self.inner.partition_reassign(params).await
+    }
+    async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
+        self.check()?;
+        self.inner.subscribe_pending().await
     }
     async fn now(&self) -> Result<StoreTime> {
         self.check()?;

@@ -58,7 +58,7 @@ impl ClusterStore for Stalling {
     async fn node_list(&self, params: NodeListParams) -> Result<Page<Node>> {
         self.inner.node_list(params).await
     }
-    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>> {
+    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept> {
         self.inner.node_sweep(params).await
     }
     async fn node_changes(&self, params: NodeChangesParams) -> Result<Page<NodeChange>> {
@@ -90,6 +90,9 @@ impl ClusterStore for Stalling {
     }
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.inner.partition_reassign(params).await
+    }
+    async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
+        self.inner.subscribe_pending().await
     }
     async fn now(&self) -> Result<StoreTime> {
         self.inner.now().await

@@ -39,9 +39,9 @@ pub use node::{Node, NodeLoad, NodeState};
 pub use node_id::NodeId;
 pub use node_params::{
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
-    NodeRegisterParams, NodeSweepParams, PartitionBeat,
+    NodeRegisterParams, NodeSweepParams, PartitionBeat, Swept,
 };
 pub use partition::{Partition, PartitionKey, PartitionState};
 pub use spec::{MAX_PARAMS_BYTES, MAX_PARTITIONS, PartitionSpec, check_specs};
-pub use store::{ClusterStore, batch_not_found, node_lost, partition_lost};
+pub use store::{ClusterStore, PendingChanges, batch_not_found, node_lost, partition_lost};
 pub use strategy::Strategy;

@@ -1,9 +1,10 @@
 //! Parameters and outcomes of the node operations of [`ClusterStore`](super::ClusterStore).
 
-use super::{Node, NodeId, NodeState, NodeThresholds};
+use super::{Node, NodeChange, NodeId, NodeState, NodeThresholds};
 use crate::error::Result;
 use crate::lease::FencingToken;
 use crate::page::Cursor;
+use crate::time::StoreTime;
 
 /// Register a node as a new incarnation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +93,18 @@ impl Default for NodeListParams {
 pub struct NodeSweepParams {
     /// When a silent node becomes unreachable, then removed.
     pub thresholds: NodeThresholds,
+}
+
+/// What a sweep did, and what tells the leader when the next sweep can find a node to move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Swept {
+    /// The changes recorded, in `seq` order of their nodes.
+    pub changes: Vec<NodeChange>,
+    /// The store's time the sweep judged by.
+    pub now: StoreTime,
+    /// The oldest last heartbeat of the nodes still active after the sweep (`None` when none
+    /// is): no active node can become unreachable before it plus the unreachable threshold.
+    pub oldest_active_heartbeat: Option<StoreTime>,
 }
 
 /// A page request over node state changes, oldest first.

@@ -8,7 +8,7 @@ use super::{
     NodeHeartbeatOutcome, NodeHeartbeatParams, NodeId, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, Reassigned,
+    PartitionReassignParams, Reassigned, Swept,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::lease::FencingToken;
@@ -28,6 +28,14 @@ pub fn partition_lost(id: i64, token: FencingToken) -> Error {
 /// The error for an operation on a batch that does not exist.
 pub fn batch_not_found(id: i64) -> Error {
     Error::new(ErrorKind::NotFound, format!("batch {id} does not exist"))
+}
+
+/// A feed of "partitions became pending" wake-ups, so that nodes claim a new batch, or the
+/// partitions moved off a departed node, at once rather than at their next poll.
+#[async_trait]
+pub trait PendingChanges: Send {
+    /// Waits for the next wake-up. An error means the feed broke; subscribe again.
+    async fn next(&mut self) -> Result<()>;
 }
 
 /// A store of cluster nodes, partitioned batches and their partitions.
@@ -70,8 +78,9 @@ pub trait ClusterStore: Send + Sync + 'static {
     async fn node_list(&self, params: NodeListParams) -> Result<Page<Node>>;
 
     /// Moves every active or unreachable node on by [`next_state`](super::next_state) at the
-    /// store's current time, and records and answers the changes (the leader's job).
-    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>>;
+    /// store's current time, and records and answers the changes (the leader's job), with
+    /// that time and the oldest heartbeat of the nodes left active.
+    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept>;
 
     /// Reads the history of node state changes, oldest first.
     async fn node_changes(&self, params: NodeChangesParams) -> Result<Page<NodeChange>>;
@@ -110,6 +119,12 @@ pub trait ClusterStore: Send + Sync + 'static {
     /// Rehomes, by id and up to the limit, the pending and claimed partitions of running
     /// batches whose node is not active (the leader's job, after a sweep).
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned>;
+
+    /// Subscribes to the wake-ups sent after a commit made partitions pending for others to
+    /// claim: a batch created, or partitions moved off a departed node (by a reassignment, a
+    /// leave or a registration again); `None` when the backend cannot notify. The feed is live
+    /// once this returns. Wake-ups are best effort: a node keeps polling as a fallback.
+    async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>>;
 
     /// The store's current time, the clock every threshold is judged by.
     async fn now(&self) -> Result<StoreTime>;

@@ -5,12 +5,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use super::cluster_state::ClusterRecords;
+use super::wakeups::Wakeups;
 use crate::cluster::{
     BatchCreateParams, BatchJob, BatchListParams, ClusterStore, Node, NodeChange,
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, Reassigned,
+    PartitionReassignParams, PendingChanges, Reassigned, Swept,
 };
 use crate::error::Result;
 use crate::page::Page;
@@ -35,6 +36,8 @@ use crate::time::{Clock, StoreTime, SystemClock};
 ///   counts one attempt and issues the next token.
 /// - **Rehoming.** Orphans in id order (see [`rehome`](crate::cluster::rehome)); a requeued
 ///   partition keeps its token, checkpoint, progress and attempts until its next claim.
+/// - **Wake-ups.** Every pending feed is woken after a call that created a batch or requeued
+///   a partition, and only then.
 ///
 /// Everything sits behind one mutex, so this coordinates tasks of one process, not processes.
 ///
@@ -43,6 +46,7 @@ use crate::time::{Clock, StoreTime, SystemClock};
 pub struct MemoryClusterStore {
     clock: Arc<dyn Clock>,
     records: Mutex<ClusterRecords>,
+    pending: Arc<Wakeups>,
 }
 
 impl Default for MemoryClusterStore {
@@ -59,18 +63,31 @@ impl MemoryClusterStore {
 
     /// An empty store timed by `clock`.
     pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
-        MemoryClusterStore { clock, records: Mutex::default() }
+        MemoryClusterStore { clock, records: Mutex::default(), pending: Arc::default() }
     }
 
     fn lock(&self) -> MutexGuard<'_, ClusterRecords> {
         self.records.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs a write that may make partitions pending, and wakes the pending feeds if it did.
+    fn write<T>(&self, op: impl FnOnce(&mut ClusterRecords) -> T) -> T {
+        let mut records = self.lock();
+        let before = records.pending_writes;
+        let outcome = op(&mut records);
+        let made_pending = records.pending_writes != before;
+        drop(records);
+        if made_pending {
+            self.pending.raise();
+        }
+        outcome
     }
 }
 
 #[async_trait]
 impl ClusterStore for MemoryClusterStore {
     async fn node_register(&self, params: NodeRegisterParams) -> Result<Node> {
-        self.lock().register(params, self.clock.now())
+        self.write(|records| records.register(params, self.clock.now()))
     }
 
     async fn node_heartbeat(&self, params: NodeHeartbeatParams) -> Result<NodeHeartbeatOutcome> {
@@ -78,14 +95,14 @@ impl ClusterStore for MemoryClusterStore {
     }
 
     async fn node_leave(&self, params: NodeLeaveParams) -> Result<Node> {
-        self.lock().leave(params, self.clock.now())
+        self.write(|records| records.leave(params, self.clock.now()))
     }
 
     async fn node_list(&self, params: NodeListParams) -> Result<Page<Node>> {
         self.lock().node_list(params)
     }
 
-    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>> {
+    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept> {
         Ok(self.lock().sweep(params, self.clock.now()))
     }
 
@@ -94,7 +111,7 @@ impl ClusterStore for MemoryClusterStore {
     }
 
     async fn batch_create(&self, params: BatchCreateParams) -> Result<BatchJob> {
-        self.lock().batch_create(params, self.clock.now())
+        self.write(|records| records.batch_create(params, self.clock.now()))
     }
 
     async fn batch_get(&self, id: i64) -> Result<Option<BatchJob>> {
@@ -130,7 +147,11 @@ impl ClusterStore for MemoryClusterStore {
     }
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
-        self.lock().reassign(params, self.clock.now())
+        self.write(|records| records.reassign(params, self.clock.now()))
+    }
+
+    async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
+        Ok(Some(Box::new(self.pending.subscribe())))
     }
 
     async fn now(&self) -> Result<StoreTime> {

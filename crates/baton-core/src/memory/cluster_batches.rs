@@ -51,6 +51,7 @@ impl ClusterRecords {
         }
         self.batch_partitions.push(first..self.partitions.len());
         self.batches.push(batch.clone());
+        self.pending_writes += 1;
         Ok(batch)
     }
 

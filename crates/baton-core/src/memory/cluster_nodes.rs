@@ -5,7 +5,7 @@ use super::cluster_state::{ClusterRecords, page};
 use crate::cluster::{
     Departure, Node, NodeChange, NodeChangeReason, NodeChangesParams, NodeHeartbeatOutcome,
     NodeHeartbeatParams, NodeLeaveParams, NodeListParams, NodeRegisterParams, NodeState,
-    NodeSweepParams, PartitionState, next_state,
+    NodeSweepParams, PartitionState, Swept, next_state,
 };
 use crate::error::Result;
 use crate::page::Page;
@@ -82,8 +82,9 @@ impl ClusterRecords {
         Ok(node)
     }
 
-    /// Moves silent nodes on by the thresholds and records the changes.
-    pub(super) fn sweep(&mut self, params: NodeSweepParams, now: StoreTime) -> Vec<NodeChange> {
+    /// Moves silent nodes on by the thresholds and records the changes; answers them with the
+    /// oldest heartbeat of the nodes left active.
+    pub(super) fn sweep(&mut self, params: NodeSweepParams, now: StoreTime) -> Swept {
         let mut changes = Vec::new();
         for index in 0..self.nodes.len() {
             let node = &mut self.nodes[index];
@@ -97,7 +98,9 @@ impl ClusterRecords {
             let node = node.clone();
             changes.push(self.record_change(&node, Some(from), NodeChangeReason::NoHeartbeat, now));
         }
-        changes
+        let active = self.nodes.iter().filter(|node| node.state == NodeState::Active);
+        let oldest_active_heartbeat = active.map(|node| node.heartbeat_at).min();
+        Swept { changes, now, oldest_active_heartbeat }
     }
 
     /// One page of nodes by seq.

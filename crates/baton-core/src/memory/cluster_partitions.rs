@@ -145,6 +145,9 @@ impl ClusterRecords {
                 }
             }
         }
+        if !reassigned.moved.is_empty() {
+            self.pending_writes += 1;
+        }
         reassigned
     }
 }

@@ -26,6 +26,9 @@ pub(super) struct ClusterRecords {
     pub(super) batch_partitions: Vec<Range<usize>>,
     pub(super) partitions: Vec<Partition>,
     last_token: u64,
+    /// Counts the writes that made partitions pending for others to claim (a batch created,
+    /// partitions requeued), so that the store knows when to wake its pending feeds.
+    pub(super) pending_writes: u64,
 }
 
 impl ClusterRecords {

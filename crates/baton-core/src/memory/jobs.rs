@@ -4,9 +4,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
-use super::jobs_due::DueSignal;
 use super::jobs_fires::Written;
 use super::jobs_state::Records;
+use super::wakeups::Wakeups;
 use crate::error::Result;
 use crate::job::{
     ClaimParams, Claimed, CompleteParams, Completed, DueChanges, Execution, ExecutionListParams,
@@ -49,7 +49,7 @@ use crate::time::{Clock, StoreTime, SystemClock};
 pub struct MemoryJobStore {
     clock: Arc<dyn Clock>,
     records: Mutex<Records>,
-    due: Arc<DueSignal>,
+    due: Arc<Wakeups>,
 }
 
 impl Default for MemoryJobStore {
@@ -158,7 +158,7 @@ impl JobStore for MemoryJobStore {
     }
 
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
-        Ok(Some(self.due.subscribe()))
+        Ok(Some(Box::new(self.due.subscribe())))
     }
 
     async fn now(&self) -> Result<StoreTime> {

@@ -12,12 +12,12 @@ mod cluster_nodes;
 mod cluster_partitions;
 mod cluster_state;
 mod jobs;
-mod jobs_due;
 mod jobs_fires;
 mod jobs_read;
 mod jobs_run;
 mod jobs_state;
 mod lease;
+mod wakeups;
 
 pub use actions::MemoryActionStore;
 pub use cluster::MemoryClusterStore;

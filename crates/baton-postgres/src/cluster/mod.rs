@@ -10,7 +10,9 @@
 //! node is decided in the database by `baton_partition_fates` (migration `0005_cluster.sql`),
 //! which mirrors [`rehome`](baton_core::cluster::rehome), so that registering, leaving and
 //! reassigning rehome them in the same statement. How each statement stays correct against the
-//! others under READ COMMITTED is explained at the top of its file in `queries/`.
+//! others under READ COMMITTED is explained at the top of its file in `queries/`. Creating a
+//! batch, and rehoming that requeues partitions, notify [`PENDING_CHANNEL`](crate::PENDING_CHANNEL)
+//! in the same statement, so that nodes claim at once.
 
 mod batches;
 mod nodes;
@@ -18,18 +20,22 @@ mod partitions;
 mod reads;
 mod rows;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use baton_core::cluster::{
     BatchCreateParams, BatchJob, BatchListParams, ClusterStore, Node, NodeChange,
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, Reassigned,
+    PartitionReassignParams, PendingChanges, Reassigned, Swept,
 };
 use baton_core::page::MAX_PAGE_SIZE;
 use baton_core::{Error, ErrorKind, Page, Result, StoreTime};
+use sqlx::postgres::PgConnectOptions;
 
 use crate::connections::Connections;
+use crate::wakeups;
 
 /// Cluster nodes, batches and partitions stored in PostgreSQL.
 ///
@@ -38,6 +44,7 @@ use crate::connections::Connections;
 #[derive(Clone)]
 pub struct PostgresClusterStore {
     connections: Connections,
+    options: Arc<PgConnectOptions>,
 }
 
 impl std::fmt::Debug for PostgresClusterStore {
@@ -47,8 +54,8 @@ impl std::fmt::Debug for PostgresClusterStore {
 }
 
 impl PostgresClusterStore {
-    pub(crate) fn new(connections: Connections) -> Self {
-        PostgresClusterStore { connections }
+    pub(crate) fn new(connections: Connections, options: Arc<PgConnectOptions>) -> Self {
+        PostgresClusterStore { connections, options }
     }
 }
 
@@ -89,7 +96,7 @@ impl ClusterStore for PostgresClusterStore {
         self.list_nodes(params).await
     }
 
-    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>> {
+    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept> {
         self.sweep(params).await
     }
 
@@ -135,6 +142,10 @@ impl ClusterStore for PostgresClusterStore {
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.reassign(params).await
+    }
+
+    async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
+        wakeups::subscribe_pending(&self.options).await.map(Some)
     }
 
     async fn now(&self) -> Result<StoreTime> {

@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use baton_core::Result;
 use baton_core::cluster::{
-    Node, NodeChange, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams,
-    NodeRegisterParams, NodeSweepParams, node_lost,
+    Node, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeRegisterParams,
+    NodeSweepParams, Swept, node_lost,
 };
 
 use super::{PostgresClusterStore, internal, rows, stored_count};
 use crate::queries::{NODE_HEARTBEAT, NODE_LEAVE, NODE_REGISTER, NODE_SWEEP};
+use crate::row;
 
 impl PostgresClusterStore {
     /// Registers a new incarnation in one statement. Only when another session registers the
@@ -80,15 +81,27 @@ impl PostgresClusterStore {
         rows::node(&left)
     }
 
-    /// Moves silent nodes on and records the changes in one statement.
-    pub(super) async fn sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>> {
+    /// Moves silent nodes on and records the changes in one statement, which also answers
+    /// the server's time and the oldest heartbeat left active.
+    pub(super) async fn sweep(&self, params: NodeSweepParams) -> Result<Swept> {
         let thresholds = &params.thresholds;
         let query = sqlx::query(NODE_SWEEP)
             .bind(whole_millis(thresholds.unreachable_after()))
             .bind(whole_millis(thresholds.removed_after()));
-        let changed =
+        let found =
             self.connections.fetch_all(query, || "sweeping silent nodes".to_string()).await?;
-        changed.iter().map(rows::node_change).collect()
+        let first = found.first().ok_or_else(|| internal("a sweep answered no row".to_string()))?;
+        let mut changes = Vec::with_capacity(found.len());
+        for one in &found {
+            if row::joined_id(one, "id")?.is_some() {
+                changes.push(rows::node_change(one)?);
+            }
+        }
+        Ok(Swept {
+            changes,
+            now: row::required_instant(first, "now_ms")?,
+            oldest_active_heartbeat: row::instant(first, "oldest_active")?,
+        })
     }
 }
 

@@ -29,7 +29,7 @@ use baton_core::{
 use sqlx::postgres::PgConnectOptions;
 
 use crate::connections::Connections;
-use crate::due;
+use crate::wakeups;
 
 /// Jobs and executions stored in PostgreSQL.
 ///
@@ -141,7 +141,7 @@ impl JobStore for PostgresJobStore {
     }
 
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
-        due::subscribe(&self.options).await.map(Some)
+        wakeups::subscribe_due(&self.options).await.map(Some)
     }
 
     async fn now(&self) -> Result<StoreTime> {

@@ -46,6 +46,7 @@ pub(super) async fn create(inner: &Inner, params: BatchCreateParams) -> Result<B
             .map_err(|err| from_sqlx(&doing, err))?;
     }
     tx::commit(tx, &doing).await?;
+    inner.wake_claimers();
     Ok(batch)
 }
 

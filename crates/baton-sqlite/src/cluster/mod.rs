@@ -9,6 +9,11 @@
 //! [`verdict`](baton_core::cluster::verdict). Whatever touches many rows (a batch's partitions,
 //! a claim, a heartbeat, the fates of orphans, the changes of a sweep) is one statement driven
 //! by a JSON array, unpacked with `json_each`.
+//!
+//! After a commit that made partitions pending (a batch created, partitions requeued off a
+//! departed node), every subscriber of
+//! [`subscribe_pending`](ClusterStore::subscribe_pending) in every process is woken through
+//! the datagram sockets in `<database>.pending/`.
 
 use std::sync::Arc;
 
@@ -18,12 +23,14 @@ use baton_core::cluster::{
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, Reassigned,
+    PartitionReassignParams, PendingChanges, Reassigned, Swept,
 };
 use baton_core::page::MAX_PAGE_SIZE;
 use baton_core::time::{Clock, SystemClock};
 use baton_core::{Error, Page, Result, StoreTime};
 use sqlx::SqlitePool;
+
+use crate::notify::{Notifier, WAKE_UP, WakeupSubscription};
 
 mod batches;
 mod nodes;
@@ -52,6 +59,7 @@ pub struct SqliteClusterStore {
 struct Inner {
     write: SqlitePool,
     read: SqlitePool,
+    pending: Notifier,
     clock: SystemClock,
 }
 
@@ -60,11 +68,17 @@ impl Inner {
     fn now(&self) -> StoreTime {
         self.clock.now()
     }
+
+    /// Wakes the claim loops of every process: partitions became pending.
+    fn wake_claimers(&self) {
+        self.pending.send(WAKE_UP);
+    }
 }
 
 impl SqliteClusterStore {
-    pub(crate) fn new(write: SqlitePool, read: SqlitePool) -> Self {
-        SqliteClusterStore { inner: Arc::new(Inner { write, read, clock: SystemClock }) }
+    pub(crate) fn new(write: SqlitePool, read: SqlitePool, pending: Notifier) -> Self {
+        let inner = Inner { write, read, pending, clock: SystemClock };
+        SqliteClusterStore { inner: Arc::new(inner) }
     }
 }
 
@@ -86,7 +100,7 @@ impl ClusterStore for SqliteClusterStore {
         reads::nodes(&self.inner.read, params).await
     }
 
-    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Vec<NodeChange>> {
+    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept> {
         sweep::sweep(&self.inner, params).await
     }
 
@@ -132,6 +146,11 @@ impl ClusterStore for SqliteClusterStore {
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         rehome::reassign(&self.inner, params).await
+    }
+
+    async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
+        let subscription = self.inner.pending.subscribe()?;
+        Ok(Some(Box::new(WakeupSubscription::new(subscription))))
     }
 
     async fn now(&self) -> Result<StoreTime> {

@@ -43,11 +43,18 @@ pub(super) async fn register(inner: &Inner, params: NodeRegisterParams) -> Resul
         NodeChangeReason::Registered
     };
     record_changes(&mut tx, &[(&node, previous, reason)], now, &doing).await?;
+    let mut requeued = false;
     if previous.is_some() {
         let claimed = [PartitionState::Claimed];
-        rehome::departed(&mut tx, &node.id, &claimed, Departure::Reregistered, now, &doing).await?;
+        let rehomed =
+            rehome::departed(&mut tx, &node.id, &claimed, Departure::Reregistered, now, &doing)
+                .await?;
+        requeued = !rehomed.moved.is_empty();
     }
     tx::commit(tx, &doing).await?;
+    if requeued {
+        inner.wake_claimers();
+    }
     Ok(node)
 }
 
@@ -121,8 +128,12 @@ pub(super) async fn leave(inner: &Inner, params: NodeLeaveParams) -> Result<Node
     let change = (&node, Some(NodeState::Active), NodeChangeReason::Left);
     record_changes(&mut tx, &[change], now, &doing).await?;
     let unfinished = [PartitionState::Pending, PartitionState::Claimed];
-    rehome::departed(&mut tx, &node.id, &unfinished, Departure::Left, now, &doing).await?;
+    let rehomed =
+        rehome::departed(&mut tx, &node.id, &unfinished, Departure::Left, now, &doing).await?;
     tx::commit(tx, &doing).await?;
+    if !rehomed.moved.is_empty() {
+        inner.wake_claimers();
+    }
     Ok(node)
 }
 

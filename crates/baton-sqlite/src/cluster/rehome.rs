@@ -41,11 +41,14 @@ pub(super) async fn reassign(inner: &Inner, params: PartitionReassignParams) -> 
     }
     let reassigned = apply(&mut tx, strays, now, doing).await?;
     tx::commit(tx, doing).await?;
+    if !reassigned.moved.is_empty() {
+        inner.wake_claimers();
+    }
     Ok(reassigned)
 }
 
 /// Rehomes the partitions of node `node` in `states`, which departed for `departure`, inside
-/// the caller's transaction.
+/// the caller's transaction; answers what it did.
 pub(super) async fn departed(
     conn: &mut SqliteConnection,
     node: &NodeId,
@@ -53,7 +56,7 @@ pub(super) async fn departed(
     departure: Departure,
     now: StoreTime,
     doing: &str,
-) -> Result<()> {
+) -> Result<Reassigned> {
     let rows: Vec<OrphanRow> =
         sqlx::query_as(include_str!("../../queries/partition_orphans_of_node.sql"))
             .bind(node.as_str())
@@ -66,8 +69,7 @@ pub(super) async fn departed(
         let (partition, strategy) = row.into_parts()?;
         strays.extend(stray(partition, strategy, departure));
     }
-    apply(conn, strays, now, doing).await?;
-    Ok(())
+    apply(conn, strays, now, doing).await
 }
 
 /// A partition whose node departed, and what the core's rule needs to know of it.

@@ -20,7 +20,7 @@ use baton_core::time::{Clock, SystemClock};
 use baton_core::{Execution, Job, JobDefinition, JobName, JobStore, Page, Result, StoreTime};
 use sqlx::SqlitePool;
 
-use crate::notify::{DueSubscription, Notifier};
+use crate::notify::{Notifier, WAKE_UP, WakeupSubscription};
 
 mod claim;
 mod definitions;
@@ -61,7 +61,7 @@ impl Inner {
 
     /// Wakes the workers of every process: executions were recorded for them.
     fn wake_workers(&self) {
-        self.due.send(crate::notify::DUE_PAYLOAD);
+        self.due.send(WAKE_UP);
     }
 }
 
@@ -147,7 +147,7 @@ impl JobStore for SqliteJobStore {
 
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
         let subscription = self.inner.due.subscribe()?;
-        Ok(Some(Box::new(DueSubscription::new(subscription))))
+        Ok(Some(Box::new(WakeupSubscription::new(subscription))))
     }
 
     async fn now(&self) -> Result<StoreTime> {

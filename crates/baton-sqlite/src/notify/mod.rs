@@ -1,8 +1,9 @@
 //! Notifications across processes, through Unix datagram sockets.
 //!
 //! Each kind of notification has a directory beside the database file, mode 0700:
-//! `<database>.notify/` for lease releases and `<database>.due/` for executions that became
-//! due. Each subscription binds a datagram socket there. After a change commits, the writing
+//! `<database>.notify/` for lease releases, `<database>.due/` for executions that became due
+//! and `<database>.pending/` for partitions that became pending. Each subscription binds a
+//! datagram socket there. After a change commits, the writing
 //! process sends a datagram (the lease name, or a fixed wake-up) to every socket in that
 //! directory without blocking, and deletes the socket files whose owner is gone. Nothing polls:
 //! an idle subscriber sleeps in `recv`. Datagrams are best effort (a full receive queue drops
@@ -18,10 +19,10 @@ use baton_core::{Error, ErrorKind, LeaseChanges, LeaseName, Result};
 use tokio::net::UnixDatagram;
 
 use self::address::Addresses;
-pub(crate) use self::due::{DUE_PAYLOAD, DueSubscription};
+pub(crate) use self::wakeup::{WAKE_UP, WakeupSubscription};
 
 mod address;
-mod due;
+mod wakeup;
 
 /// The extension of subscription socket files; anything else in the directory is ignored.
 const SOCKET_EXTENSION: &str = "sock";
@@ -47,6 +48,12 @@ impl Notifier {
     /// directory of its own, so that lease waiters never see these wake-ups.
     pub(crate) fn due_beside(database: &Path) -> Self {
         Notifier::in_dir(database, ".due", "due executions")
+    }
+
+    /// The notifier of partitions that became pending (a batch created, partitions moved off
+    /// a departed node), for the database at `database`.
+    pub(crate) fn pending_beside(database: &Path) -> Self {
+        Notifier::in_dir(database, ".pending", "pending partitions")
     }
 
     fn in_dir(database: &Path, suffix: &str, what: &'static str) -> Self {

@@ -1,6 +1,7 @@
-//! The cluster leader's term: every heartbeat interval it sweeps silent nodes, moves the
-//! partitions of departed nodes, finishes the batches whose partitions are all final, and
-//! calls their callbacks.
+//! The cluster leader's term: every heartbeat interval, and just after the oldest active node
+//! can become unreachable when that comes first, it sweeps silent nodes, moves the partitions
+//! of departed nodes, finishes the batches whose partitions are all final, and calls their
+//! callbacks.
 
 use std::sync::Arc;
 
@@ -9,10 +10,11 @@ use baton_core::cluster::{
     BatchJob, BatchListParams, BatchState, ClusterStore, NodeSweepParams, NodeThresholds,
     Partition, PartitionListParams, PartitionReassignParams, PartitionState,
 };
-use tokio::time::MissedTickBehavior;
+use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::next_sweep::unreachable_at;
 use super::pages::{PAGE, all_pages};
 use super::worker::Jobs;
 use crate::{Campaign, LeaderHandle};
@@ -45,28 +47,37 @@ impl Leader {
         }
     }
 
-    /// One step every heartbeat interval, for as long as the term lasts; a failed step is
-    /// tried again at the next.
+    /// One step at once, then one a heartbeat interval after the start of the last, or just
+    /// after the oldest active node can become unreachable when that comes first, for as long
+    /// as the term lasts; a failed step is tried again a heartbeat interval later.
     async fn run_term(&self, term: &LeaderHandle) {
-        let mut ticks = tokio::time::interval(self.thresholds.heartbeat_interval());
-        ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
-            ticks.tick().await;
-            if let Err(err) = self.step(term).await {
-                tracing::warn!(%err, "cluster leader step failed, retrying");
-            }
+            let tick = Instant::now() + self.thresholds.heartbeat_interval();
+            let wake = match self.step(term).await {
+                Ok(unreachable) => unreachable.map_or(tick, |at| at.min(tick)),
+                Err(err) => {
+                    tracing::warn!(%err, "cluster leader step failed, retrying");
+                    tick
+                }
+            };
+            sleep_until(wake).await;
         }
     }
 
-    async fn step(&self, term: &LeaderHandle) -> Result<()> {
+    /// Sweeps, moves and finishes; answers when the oldest active node left can become
+    /// unreachable.
+    async fn step(&self, term: &LeaderHandle) -> Result<Option<Instant>> {
         term.ensure_valid()?;
         let thresholds = self.thresholds;
-        for change in self.store.node_sweep(NodeSweepParams { thresholds }).await? {
+        let swept = self.store.node_sweep(NodeSweepParams { thresholds }).await?;
+        let unreachable = unreachable_at(&swept, &thresholds, Instant::now());
+        for change in &swept.changes {
             tracing::warn!(node = %change.node, token = %change.token, to = %change.to,
                 "node went silent");
         }
         self.reassign(term).await?;
-        self.finish_batches(term).await
+        self.finish_batches(term).await?;
+        Ok(unreachable)
     }
 
     /// Moves (or fails) the partitions of nodes that are gone, a page at a time.

@@ -90,6 +90,7 @@ mod context;
 mod job;
 mod launch;
 mod leader;
+mod next_sweep;
 mod pages;
 mod stage;
 mod worker;

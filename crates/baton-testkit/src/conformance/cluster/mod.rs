@@ -13,6 +13,7 @@ mod failover;
 mod nodes;
 mod records;
 mod support;
+mod timing;
 
 use std::sync::Arc;
 
@@ -25,6 +26,7 @@ pub use failover::*;
 pub use nodes::*;
 pub use records::*;
 pub use support::{thresholds, unique_node};
+pub use timing::*;
 
 /// How a suite reaches one backend.
 #[async_trait]
@@ -58,6 +60,8 @@ macro_rules! cluster_conformance {
             nodes_and_changes_page_with_a_keyset_cursor,
             batches_and_partitions_page_with_a_keyset_cursor,
             bad_input_changes_nothing,
+            a_sweep_answers_its_time_and_the_oldest_active_heartbeat,
+            pending_partitions_wake_subscribers,
         );
     };
     (@cases $harness:expr; $($case:ident,)*) => {

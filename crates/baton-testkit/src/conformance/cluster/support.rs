@@ -7,7 +7,7 @@ use baton_core::cluster::{
     AssignedPartition, BatchCreateParams, BatchJob, JsonText, Node, NodeHeartbeatOutcome,
     NodeHeartbeatParams, NodeId, NodeRegisterParams, NodeSweepParams, NodeThresholds, Partition,
     PartitionBeat, PartitionCheckpointParams, PartitionClaimParams, PartitionKey,
-    PartitionListParams, PartitionSpec, Strategy,
+    PartitionListParams, PartitionSpec, Strategy, Swept,
 };
 use baton_core::{ClusterStore, FencingToken, JobName, StoreTime};
 
@@ -158,8 +158,19 @@ pub(super) async fn keep_alive(store: &dyn ClusterStore, node: &Node) -> NodeHea
     store.node_heartbeat(heartbeat_params(node, node.load, &[])).await.expect("heartbeat")
 }
 
+/// Sweeps with the case's [`thresholds`] and answers the changes.
 pub(super) async fn sweep(store: &dyn ClusterStore) -> Vec<baton_core::cluster::NodeChange> {
-    store.node_sweep(NodeSweepParams { thresholds: thresholds() }).await.expect("sweep")
+    sweep_timed(store).await.changes
+}
+
+/// Sweeps with the case's [`thresholds`], checking what every answer must hold.
+pub(super) async fn sweep_timed(store: &dyn ClusterStore) -> Swept {
+    let swept =
+        store.node_sweep(NodeSweepParams { thresholds: thresholds() }).await.expect("sweep");
+    for change in &swept.changes {
+        assert_eq!(change.at, swept.now, "a change is recorded at the time the sweep judged by");
+    }
+    swept
 }
 
 /// Waits until store time is past `at`, polling the store's clock.

@@ -1,7 +1,7 @@
-//! The claim loop: claims pending partitions for the free slots every heartbeat interval
-//! (there is no change feed for partitions) and at once when this node created a batch, at
-//! once again when a claim took all it asked for, and as soon as a slot frees up when every
-//! slot is busy.
+//! The claim loop: claims pending partitions for the free slots at once when the store tells
+//! that partitions became pending (a batch created, partitions moved off a departed node) or
+//! this node created a batch, and every heartbeat interval as a fallback; at once again when a
+//! claim took all it asked for, and as soon as a slot frees up when every slot is busy.
 
 use std::sync::Arc;
 
@@ -11,6 +11,7 @@ use tokio::time::sleep;
 use tokio_util::sync::CancellationToken;
 
 use super::Worker;
+use super::pending::PendingFeed;
 
 impl Worker {
     /// Claims and starts partitions until `stop` fires.
@@ -21,10 +22,16 @@ impl Worker {
         }
         let max = self.config.max_concurrent;
         let mut count = self.count.subscribe();
+        let mut pending = PendingFeed::default();
         loop {
             tokio::select! {
                 () = stop.cancelled() => return,
                 free = count.wait_for(|running| *running < max) => if free.is_err() { return },
+            }
+            // Subscribed before the claim, so that nothing made pending after it is missed.
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = pending.subscribe(&*self.store) => {}
             }
             let claimed = tokio::select! {
                 () = stop.cancelled() => return,
@@ -40,6 +47,7 @@ impl Worker {
                 () = stop.cancelled() => return,
                 () = sleep(self.config.heartbeat_interval) => {}
                 () = self.nudge.notified() => {}
+                () = pending.next() => {}
             }
         }
     }

@@ -2,12 +2,13 @@
 //! fencing tokens.
 //!
 //! Four parts share the state here: the incarnation ([`incarnation`]: registration, fencing,
-//! leaving), the heartbeat loop ([`heartbeat`]), the claim loop ([`claims`]) and the partition
-//! tasks ([`run`]).
+//! leaving), the heartbeat loop ([`heartbeat`]), the claim loop ([`claims`], woken by
+//! [`pending`]) and the partition tasks ([`run`]).
 
 mod claims;
 mod heartbeat;
 mod incarnation;
+mod pending;
 mod run;
 
 use std::collections::HashMap;
