@@ -54,7 +54,7 @@ async fn demonstrate(keep_running: bool) -> anyhow::Result<ExitCode> {
     println!(
         "20 s. Each writes to a ledger through a fence of its fire, with its attempt's token.\n"
     );
-    let outcome = scenario(&mut agents, backend.clone(), ledger, keep_running).await;
+    let outcome = scenario(&mut agents, backend.clone(), (ledger, &path), keep_running).await;
     println!("stopping the agents gracefully");
     agents.stop().await;
     let failover = outcome?;
@@ -67,7 +67,7 @@ async fn demonstrate(keep_running: bool) -> anyhow::Result<ExitCode> {
 async fn scenario(
     agents: &mut Agents,
     backend: baton::Backend,
-    ledger: SqliteConnection,
+    (ledger, ledger_path): (SqliteConnection, &std::path::Path),
     keep_running: bool,
 ) -> anyhow::Result<Duration> {
     let mut watch = Watch::new(backend.clone(), ledger)?;
@@ -99,7 +99,7 @@ async fn scenario(
         }
     };
     watch.run_for(BEFORE_PAUSE).await?;
-    pause::stale_write(agents, &backend, &mut watch).await?;
+    pause::stale_write(agents, &backend, ledger_path, &mut watch).await?;
     watch.run_for(BEFORE_STOP).await?;
     if keep_running {
         println!("{}  running until Ctrl-C (the dashboards stay up)", watch.at());

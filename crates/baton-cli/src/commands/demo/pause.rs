@@ -4,9 +4,10 @@
 //! it.
 //!
 //! A process paused while it holds the SQLite file's write lock holds up every writer until it
-//! resumes; when the fire is not retried in time the demo resumes the node and tries again
-//! with the next `report` execution.
+//! resumes: the demo checks that the lock is free once the node is paused, and otherwise
+//! resumes it at once and tries again a moment later.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use baton::Backend;
@@ -14,6 +15,8 @@ use baton::core::job::ExecutionListParams;
 use baton::core::{Execution, ExecutionStatus};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{Connection, SqliteConnection};
 
 use super::agents::Agents;
 use super::watch::Watch;
@@ -22,8 +25,10 @@ use super::watch::Watch;
 const PATIENCE: Duration = Duration::from_secs(20);
 /// How long a retry of the paused fire may take before the demo tries another.
 const RETRY_PATIENCE: Duration = Duration::from_secs(8);
-/// How many `report` executions the demo pauses at most.
-const TRIES: usize = 3;
+/// How long the lock check waits for a writer that is only busy, not paused.
+const LOCK_WAIT: Duration = Duration::from_millis(500);
+/// How many times the demo pauses a node at most.
+const TRIES: usize = 5;
 
 /// Pauses a node and the command of a `report` execution it runs until the fire is written by
 /// its retry elsewhere, then resumes the command, so that its late write is refused, and the
@@ -31,6 +36,7 @@ const TRIES: usize = 3;
 pub async fn stale_write(
     agents: &Agents,
     backend: &Backend,
+    ledger: &Path,
     watch: &mut Watch,
 ) -> anyhow::Result<()> {
     for _ in 0..TRIES {
@@ -40,6 +46,12 @@ pub async fn stale_write(
         let Some(agent) = agents.get(&name) else { break };
         let _ = kill(command, Signal::SIGSTOP);
         agent.signal(Signal::SIGSTOP);
+        if !write_lock_free(ledger).await? {
+            agent.signal(Signal::SIGCONT);
+            let _ = kill(command, Signal::SIGCONT);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            continue;
+        }
         let token = execution.token.map(|t| t.to_string()).unwrap_or_default();
         println!(
             "{}  ** paused {name} (SIGSTOP) with the command of report {} (token {token}) **",
@@ -99,6 +111,21 @@ async fn running_report(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(None)
+}
+
+/// Whether the SQLite file's write lock can be taken now (not held by a paused process).
+async fn write_lock_free(ledger: &Path) -> anyhow::Result<bool> {
+    let options = SqliteConnectOptions::new().filename(ledger).busy_timeout(LOCK_WAIT);
+    let mut conn = SqliteConnection::connect_with(&options).await?;
+    let free = match sqlx::raw_sql("BEGIN IMMEDIATE").execute(&mut conn).await {
+        Ok(_) => {
+            sqlx::raw_sql("ROLLBACK").execute(&mut conn).await?;
+            true
+        }
+        Err(_) => false,
+    };
+    conn.close().await?;
+    Ok(free)
 }
 
 /// Whether a later attempt of the execution's fire succeeded.
