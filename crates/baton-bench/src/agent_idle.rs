@@ -10,6 +10,7 @@ use clap::Args;
 use tokio::process::{Child, Command};
 
 use crate::duration;
+use crate::lease::progress;
 
 /// Arguments of `baton bench agent`.
 #[derive(Debug, Args)]
@@ -65,7 +66,9 @@ pub(crate) async fn run(args: AgentBenchArgs) -> anyhow::Result<()> {
         args.warmup,
         args.duration
     );
+    progress(&format!("agent: warming up for {:?}", args.warmup));
     tokio::time::sleep(args.warmup).await;
+    progress(&format!("agent: measuring for {:?}", args.duration));
     let pids = [pid(&agent)?, pid(&floor)?];
     let before = [cpu_ticks(pids[0])?, cpu_ticks(pids[1])?];
     let began = Instant::now();

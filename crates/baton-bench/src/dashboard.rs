@@ -18,6 +18,7 @@ use clap::Args;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
+use crate::lease::progress;
 use crate::report::{Latency, duration};
 use crate::scenario::Scenario;
 
@@ -67,7 +68,12 @@ impl LocalNode for Reader {
 pub(crate) async fn run(args: DashboardBenchArgs) -> anyhow::Result<()> {
     let scenario = Scenario::open(&args.backend).await?;
     let store = scenario.backend.jobs();
+    progress(&format!(
+        "dashboard: recording {} executions over {} jobs",
+        args.executions, args.jobs
+    ));
     let jobs = seed(&*store, &scenario.run, &args).await?;
+    progress(&format!("dashboard: timing {} requests of each page", args.rounds));
     let peer: SocketAddr = "127.0.0.1:9".parse()?;
     let router =
         baton_server::router(scenario.backend.clone(), Arc::new(Reader), ServerConfig::default())
