@@ -10,23 +10,29 @@
 -- overlap or has nothing running and nothing before them in this claim. Otherwise they wait;
 -- they are never settled, and never ask a running execution to stop, before they are due.
 --
--- Race-freedom. Candidates are locked with SKIP LOCKED, so each is judged by one claimer. The
--- rows of their jobs whose overlap is not 'allow' are locked too (SKIP LOCKED: a job another
--- claimer is judging is left for a later claim), and a job's running execution is read from
--- its locked row. In READ COMMITTED, locking a row that a transaction committed after this
+-- Race-freedom. Candidates are the rows of baton_execution_queue (migration 0007), locked
+-- with SKIP LOCKED, so each is judged by one claimer; the claim deletes the queue row of every
+-- execution it starts or settles and records each start in baton_execution_runs. The rows of
+-- their jobs whose overlap is not 'allow' are locked too (SKIP LOCKED: a job another claimer
+-- is judging is left for a later claim), and a job's running execution is read from its
+-- locked row. In READ COMMITTED, locking a row that a transaction committed after this
 -- statement's snapshot returns the row's latest version, so running_execution is current: a
 -- claim that starts an execution sets it, complete and rescue clear it, each while holding the
 -- row. 'buffer-one' also needs the job's waiting executions, which come from the snapshot:
 -- when the locked job row is newer than the snapshot's (its xmin differs), the job is left for
 -- a later claim; every claim that starts or settles an execution of such a job, and every
--- cancellation of a waiting one, writes the job row. Nothing here waits for a lock, so claims
--- cannot deadlock with each other or with complete and rescue (which lock the execution, then
--- the job).
+-- cancellation of a waiting one, writes the job row. The only lock a claim waits for is an
+-- execution record that a completion or heartbeat naming it holds for its own statement;
+-- those lock nothing of the queue, and a cancellation locks the queue row before the
+-- record, so claims cannot deadlock with each other or with complete, rescue and cancel.
 --
 -- Plans. The parameters are read through the `params` CTE, so that a custom plan knows no more
 -- than a generic one and PostgreSQL settles on the generic plan after a few runs (planning this
 -- statement costs more than running it); row sets are matched with `= ANY (ARRAY(...))` rather
--- than joins, so that every plan reaches the rows it needs through their indexes.
+-- than joins, so that every plan reaches the rows it needs through their indexes. Subqueries
+-- that only ask whether a row exists are written as EXISTS, which the planner costs as the
+-- first row found: the estimated cost of the whole statement stays far below the default
+-- jit_above_cost, as JIT compilation would cost more than the statement itself.
 --
 -- Answers the started executions (status 'running') and the settled ones, oldest due first,
 -- with the server's clock and the next due instant of the claimed jobs.
@@ -38,43 +44,47 @@ clock AS MATERIALIZED (
     SELECT baton_now_ms() AS now_ms
 ),
 candidates AS MATERIALIZED (
-    -- Due executions, leaving out those that would only wait again: the waiting fire of a
-    -- 'buffer-one' job and the fires of a 'replace' job whose running execution was already
-    -- asked to stop (per the snapshot; the decisions below do not rely on this). The inner
-    -- LIMIT (no claim examines more than 1000) and the clock read in place (which the planner
-    -- can evaluate to estimate how many rows are due) make every plan walk the due index in
-    -- order; the outer LIMIT stops the walk, and the locking, after $2 rows.
-    SELECT d.id, d.job, d.due_at, d.scheduled_at, d.trigger
+    -- Waiting executions in due order, leaving out those that would only wait again: the
+    -- waiting fire of a 'buffer-one' job and the fires of a 'replace' job whose running
+    -- execution was already asked to stop (per the snapshot; the decisions below do not rely
+    -- on this). The job is read by a subquery rather than joined, so that nothing above the
+    -- scan reorders its rows: with the inner LIMIT (no claim examines more than 1000), the
+    -- cheapest plan walks the due index in order whatever the statistics say about the queue,
+    -- and the outer LIMIT stops the walk, and the locking, after $2 rows.
+    -- The queue row's ctid is kept to delete it: a locked row cannot move.
+    SELECT d.row_id, d.id, d.job, d.due_at, d.scheduled_at, d.trigger
     FROM (
-        SELECT e.id, e.job, e.due_at, e.scheduled_at, e.trigger
-        FROM baton_executions AS e
-        LEFT JOIN baton_jobs AS j ON j.name = e.job
-        WHERE e.status = 'scheduled'
-          AND e.due_at <= baton_now_ms() + (SELECT p.ahead_ms FROM params AS p)
+        SELECT q.ctid AS row_id, q.id, q.job, q.due_at, q.scheduled_at, q.trigger
+        FROM baton_execution_queue AS q
+        WHERE q.due_at <= baton_now_ms() + (SELECT p.ahead_ms FROM params AS p)
           AND (cardinality((SELECT p.jobs FROM params AS p)) = 0
-               OR e.job = ANY ((SELECT p.jobs FROM params AS p)::TEXT[]))
-          AND NOT COALESCE(
-              j.running_execution IS NOT NULL
-              AND NOT j.paused
-              AND NOT (e.trigger = 'schedule' AND e.scheduled_at <= j.skip_through) IS TRUE
-              AND NOT ((SELECT c.now_ms FROM clock AS c) - e.due_at > j.starting_deadline_ms)
-                  IS TRUE
-              AND (
-                  (j.overlap = 'replace' AND (
-                      SELECT r.cancel_requested FROM baton_executions AS r
-                      WHERE r.id = j.running_execution
-                  ))
-                  OR (j.overlap = 'buffer-one' AND e.id = (
-                      SELECT min(w.id) FROM baton_executions AS w
-                      WHERE w.job = e.job
-                        AND w.status = 'scheduled'
-                        AND w.due_at <= (SELECT c.now_ms FROM clock AS c)
-                  ))
-              ),
-              FALSE)
-        ORDER BY e.due_at, e.id
+               OR q.job = ANY ((SELECT p.jobs FROM params AS p)::TEXT[]))
+          AND NOT COALESCE((
+              SELECT j.running_execution IS NOT NULL
+                     AND NOT j.paused
+                     AND NOT (q.trigger = 'schedule' AND q.scheduled_at <= j.skip_through) IS TRUE
+                     AND NOT ((SELECT c.now_ms FROM clock AS c) - q.due_at
+                              > j.starting_deadline_ms) IS TRUE
+                     AND (
+                         (j.overlap = 'replace' AND (
+                             SELECT r.cancel_requested FROM baton_executions AS r
+                             WHERE r.id = j.running_execution
+                         ))
+                         OR (j.overlap = 'buffer-one'
+                             AND q.due_at <= (SELECT c.now_ms FROM clock AS c)
+                             AND NOT EXISTS (
+                                 SELECT 1 FROM baton_execution_queue AS w
+                                 WHERE w.job = q.job
+                                   AND w.due_at <= (SELECT c.now_ms FROM clock AS c)
+                                   AND w.id < q.id
+                             ))
+                     )
+              FROM baton_jobs AS j
+              WHERE j.name = q.job
+          ), FALSE)
+        ORDER BY q.due_at, q.id
         LIMIT 1000
-        FOR UPDATE OF e SKIP LOCKED
+        FOR UPDATE OF q SKIP LOCKED
     ) AS d
     LIMIT (SELECT p.examined FROM params AS p)
 ),
@@ -146,8 +156,8 @@ eligible AS MATERIALIZED (
            first_value(g.id) OVER by_job AS first_id,
            CASE WHEN g.overlap <> 'allow' THEN COALESCE(g.running_execution, (
                SELECT min(r.id)
-               FROM baton_executions AS r
-               WHERE r.job = g.job AND r.status = 'running' AND NOT g.row_changed
+               FROM baton_execution_runs AS r
+               WHERE r.job = g.job AND NOT g.row_changed
            )) END AS running_id
     FROM judged AS g
     WHERE g.settle_status IS NULL
@@ -158,9 +168,8 @@ buffered AS (
     -- started the first one (when none ran) and settled the late ones.
     SELECT b.job, (
         SELECT min(w.id)
-        FROM baton_executions AS w
+        FROM baton_execution_queue AS w
         WHERE w.job = b.job
-          AND w.status = 'scheduled'
           AND w.due_at <= clock.now_ms
           AND w.id <> b.started_id
           AND w.id NOT IN (SELECT g.id FROM judged AS g WHERE g.settle_status IS NOT NULL)
@@ -251,6 +260,17 @@ changed AS (
               e.node, e.token, e.created_at, e.started_at, e.heartbeat_at, e.finished_at,
               e.detail, e.covers_through, e.covers_count, e.cancel_requested
 ),
+dequeued AS (
+    -- The queue rows of the executions started or settled.
+    DELETE FROM baton_execution_queue AS q
+    WHERE q.ctid = ANY (ARRAY(
+        SELECT c.row_id FROM candidates AS c WHERE c.id IN (SELECT a.id FROM actions AS a)
+    ))
+),
+runs AS (
+    INSERT INTO baton_execution_runs (id, job)
+    SELECT c.id, c.job FROM changed AS c WHERE c.status = 'running'
+),
 started AS (
     -- Every locked job this claim started or settled an execution of: record the one it
     -- started (a new row version either way, which later 'buffer-one' claims rely on).
@@ -295,9 +315,8 @@ waiting AS (
                      < (SELECT p.startable FROM params AS p)
            THEN (
                SELECT w.due_at
-               FROM baton_executions AS w
-               WHERE w.status = 'scheduled'
-                 AND w.id <> ALL (ARRAY(SELECT a.id FROM actions AS a))
+               FROM baton_execution_queue AS w
+               WHERE w.id <> ALL (ARRAY(SELECT a.id FROM actions AS a))
                  AND (cardinality((SELECT p.jobs FROM params AS p)) = 0
                       OR w.job = ANY ((SELECT p.jobs FROM params AS p)::TEXT[]))
                ORDER BY w.due_at, w.id

@@ -1,6 +1,6 @@
 -- Finishes running executions (compare-and-set on each one's token), frees their jobs for the
--- next claim, and records the retries their jobs' policies call for, in one statement and one
--- commit. Workers are woken when a retry was recorded or an execution of a freed job waits.
+-- next claim, and records (and queues) the retries their jobs' policies call for, in one
+-- statement and one commit. Workers are woken when a retry was recorded or an execution of a freed job waits.
 --   $1 execution ids, $2 tokens, $3 final statuses, $4 details, $5 outputs (pairwise arrays;
 --   an output is kept apart, in baton_execution_outputs).
 -- Answers the finished executions (part 'execution') and the retries (part 'retry'); an
@@ -9,27 +9,25 @@ WITH clock AS MATERIALIZED (
     SELECT baton_now_ms() AS now_ms
 ),
 locked AS MATERIALIZED (
-    -- The executions' rows in id order, as heartbeats lock them, so that a batched completion
-    -- and a heartbeat of the same worker wait for each other instead of deadlocking.
-    SELECT e.id
-    FROM baton_executions AS e
-    WHERE e.id = ANY ($1::BIGINT[])
+    -- The running executions among them with their outcomes, locked in id order as heartbeats
+    -- lock them, so that a batched completion and a heartbeat of the same worker wait for each
+    -- other instead of deadlocking.
+    SELECT e.id, f.status, f.detail
+    FROM unnest($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[]) AS f (id, token, status, detail)
+    JOIN baton_executions AS e ON e.id = f.id
+    WHERE e.token = f.token
       AND e.finished_at IS NULL
     ORDER BY e.id
     FOR NO KEY UPDATE OF e
 ),
 done AS (
+    -- Joined on the id alone, so that every plan finds each row by its primary key.
     UPDATE baton_executions AS e
-    SET status = finished.status,
-        detail = finished.detail,
+    SET status = l.status,
+        detail = l.detail,
         finished_at = clock.now_ms
-    FROM clock,
-         unnest($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[])
-             AS finished (id, token, status, detail)
-    WHERE e.id = finished.id
-      AND e.id = ANY (ARRAY(SELECT l.id FROM locked AS l))
-      AND e.token = finished.token
-      AND e.finished_at IS NULL
+    FROM clock, locked AS l
+    WHERE e.id = l.id
     RETURNING e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger, e.status,
               e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
               e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
@@ -41,13 +39,15 @@ kept AS (
     JOIN unnest($1::BIGINT[], $5::TEXT[]) AS reported (id, output) ON reported.id = d.id
     WHERE reported.output IS NOT NULL
 ),
+ended AS (
+    DELETE FROM baton_execution_runs AS r
+    WHERE r.id = ANY (ARRAY(SELECT d.id FROM done AS d))
+),
 freed AS (
     UPDATE baton_jobs AS j
     SET running_execution = NULL
-    FROM done AS d
-    WHERE j.name = d.job
-      AND j.name = ANY (ARRAY(SELECT d.job FROM done AS d))
-      AND j.running_execution = d.id
+    WHERE j.name = ANY (ARRAY(SELECT d.job FROM done AS d))
+      AND j.running_execution = ANY (ARRAY(SELECT d.id FROM done AS d))
     RETURNING j.name
 ),
 retry AS (
@@ -71,6 +71,10 @@ retry AS (
               e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
               e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
 ),
+queued AS (
+    INSERT INTO baton_execution_queue (id, job, due_at, scheduled_at, trigger)
+    SELECT r.id, r.job, r.due_at, r.scheduled_at, r.trigger FROM retry AS r
+),
 woken AS (
     -- One wake-up for the whole statement (identical notifications of a transaction are
     -- delivered once anyway).
@@ -82,9 +86,8 @@ woken AS (
                SELECT 1
                FROM freed AS f
                WHERE (SELECT w.id
-                      FROM baton_executions AS w
+                      FROM baton_execution_queue AS w
                       WHERE w.job = f.name
-                        AND w.status = 'scheduled'
                         AND w.due_at <= (SELECT c.now_ms FROM clock AS c)
                       LIMIT 1) IS NOT NULL
            )

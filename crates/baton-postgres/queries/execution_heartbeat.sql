@@ -9,20 +9,17 @@ WITH clock AS MATERIALIZED (
 ),
 locked AS MATERIALIZED (
     SELECT e.id
-    FROM baton_executions AS e
-    WHERE e.id = ANY ($2::BIGINT[])
+    FROM unnest($2::BIGINT[], $3::BIGINT[]) AS beat (id, token)
+    JOIN baton_executions AS e ON e.id = beat.id
+    WHERE e.token = beat.token
       AND e.node = $1
       AND e.finished_at IS NULL
     ORDER BY e.id
     FOR NO KEY UPDATE OF e
 )
+-- Joined on the id alone, so that every plan finds each row by its primary key.
 UPDATE baton_executions AS e
 SET heartbeat_at = clock.now_ms
-FROM clock,
-     unnest($2::BIGINT[], $3::BIGINT[]) AS beat (id, token)
-WHERE e.id = beat.id
-  AND e.id = ANY (ARRAY(SELECT l.id FROM locked AS l))
-  AND e.token = beat.token
-  AND e.node = $1
-  AND e.finished_at IS NULL
+FROM clock, locked AS l
+WHERE e.id = l.id
 RETURNING e.id, e.cancel_requested

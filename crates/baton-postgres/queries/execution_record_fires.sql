@@ -3,11 +3,11 @@
 --   $5 missed jobs, $6 first instants, $7 last instants, $8 fire counts, $9 reasons,
 --   $10 keys of the first instants (pairwise arrays).
 -- A fire of a paused job is recorded as skipped ('job is paused'), one at or before the job's
--- skip_through as skipped ('skip-next'); a fire already recorded is left as it is. When any job
--- is not registered nothing is recorded and the unknown names are answered. Rows are inserted
--- in (job, fire key) order, so that leaders racing over overlapping batches wait for each
--- other's keys in one order and never deadlock. Workers are woken
--- on commit when something was recorded as scheduled.
+-- skip_through as skipped ('skip-next'); a fire already recorded is left as it is; a fire left
+-- scheduled is queued (baton_execution_queue). When any job is not registered nothing is
+-- recorded and the unknown names are answered. Rows are inserted in (job, fire key) order, so
+-- that leaders racing over overlapping batches wait for each other's keys in one order and
+-- never deadlock. Workers are woken on commit when something was recorded as scheduled.
 -- Answers one row: inserted (count), unknown (names).
 WITH clock AS MATERIALIZED (
     SELECT baton_now_ms() AS now_ms
@@ -61,7 +61,13 @@ inserted AS (
     WHERE NOT EXISTS (SELECT 1 FROM unknown)
     ORDER BY p.job, p.fire_key, p.part, p.position
     ON CONFLICT (job, fire_key, attempt) DO NOTHING
-    RETURNING status
+    RETURNING id, job, due_at, scheduled_at, trigger, status
+),
+queued AS (
+    INSERT INTO baton_execution_queue (id, job, due_at, scheduled_at, trigger)
+    SELECT i.id, i.job, i.due_at, i.scheduled_at, i.trigger
+    FROM inserted AS i
+    WHERE i.status = 'scheduled'
 )
 SELECT (SELECT count(*) FROM inserted) AS inserted,
        ARRAY(SELECT u.job FROM unknown AS u ORDER BY u.job) AS unknown,

@@ -1,6 +1,7 @@
 -- Abandons running executions whose worker stopped heartbeating (oldest heartbeat first),
--- frees their jobs and records the retries their policies call for, in one statement and one
--- commit. Executions another session has locked (being completed) are left alone.
+-- frees their jobs and records (and queues) the retries their policies call for, in one
+-- statement and one commit. Executions another session has locked (being completed) are left
+-- alone. The running executions are those of baton_execution_runs (migration 0007).
 --   $1 stale after (ms), $2 most executions.
 -- Answers the abandoned executions (part 'abandoned'), the retries (part 'retry'), and one row
 -- (part 'oldest') whose heartbeat_at is the oldest heartbeat of the executions left running.
@@ -10,7 +11,9 @@ WITH clock AS MATERIALIZED (
 stale AS MATERIALIZED (
     SELECT e.id
     FROM baton_executions AS e
-    WHERE e.status = 'running'
+    WHERE e.id = ANY (ARRAY(SELECT r.id FROM baton_execution_runs AS r))
+      AND e.token IS NOT NULL
+      AND e.finished_at IS NULL
       AND e.heartbeat_at < (SELECT c.now_ms - LEAST($1::BIGINT, c.now_ms) FROM clock AS c)
     ORDER BY e.heartbeat_at, e.id
     LIMIT $2
@@ -30,13 +33,15 @@ abandoned AS (
               e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
               e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
 ),
+ended AS (
+    DELETE FROM baton_execution_runs AS r
+    WHERE r.id = ANY (ARRAY(SELECT a.id FROM abandoned AS a))
+),
 freed AS (
     UPDATE baton_jobs AS j
     SET running_execution = NULL
-    FROM abandoned AS a
-    WHERE j.name = a.job
-      AND j.name = ANY (ARRAY(SELECT a.job FROM abandoned AS a))
-      AND j.running_execution = a.id
+    WHERE j.name = ANY (ARRAY(SELECT a.job FROM abandoned AS a))
+      AND j.running_execution = ANY (ARRAY(SELECT a.id FROM abandoned AS a))
     RETURNING j.name
 ),
 retries AS (
@@ -57,6 +62,10 @@ retries AS (
               e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
               e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
 ),
+queued AS (
+    INSERT INTO baton_execution_queue (id, job, due_at, scheduled_at, trigger)
+    SELECT r.id, r.job, r.due_at, r.scheduled_at, r.trigger FROM retries AS r
+),
 woken AS (
     -- One wake-up for the whole statement (identical notifications of a transaction are
     -- delivered once anyway).
@@ -69,9 +78,8 @@ woken AS (
                SELECT 1
                FROM freed AS f
                WHERE (SELECT w.id
-                      FROM baton_executions AS w
+                      FROM baton_execution_queue AS w
                       WHERE w.job = f.name
-                        AND w.status = 'scheduled'
                         AND w.due_at <= (SELECT c.now_ms FROM clock AS c)
                       LIMIT 1) IS NOT NULL
            )
@@ -92,7 +100,7 @@ SELECT 'oldest' AS part, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, N
        NULL, (
            SELECT min(r.heartbeat_at)
            FROM baton_executions AS r
-           WHERE r.status = 'running'
+           WHERE r.id = ANY (ARRAY(SELECT u.id FROM baton_execution_runs AS u))
              AND r.id <> ALL (ARRAY(SELECT s.id FROM stale AS s))
        ),
        NULL, NULL, NULL, NULL, NULL

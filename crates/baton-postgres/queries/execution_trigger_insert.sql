@@ -25,6 +25,16 @@ inserted AS (
               e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
               e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
 ),
+queued AS (
+    INSERT INTO baton_execution_queue (id, job, due_at, scheduled_at, trigger)
+    SELECT i.id, i.job, i.due_at, i.scheduled_at, i.trigger
+    FROM inserted AS i
+    WHERE i.status = 'scheduled'
+),
+runs AS (
+    INSERT INTO baton_execution_runs (id, job)
+    SELECT i.id, i.job FROM inserted AS i WHERE i.status = 'running'
+),
 started AS (
     UPDATE baton_jobs AS j
     SET running_execution = COALESCE(j.running_execution, i.id)

@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use baton_core::job::{
     ClaimParams, CompleteParams, ExecutionListParams, MissedFires, NewFire, RecordFiresParams,
+    RescueParams, Trigger, TriggerOutcome, TriggerParams,
 };
 use baton_core::{
     ErrorKind, ExecutionStatus, JobDefinition, JobName, JobPolicy, JobStore, OverlapPolicy,
-    Schedule, StoreTime,
+    RetryPolicy, Schedule, StoreTime,
 };
 use baton_testkit::conformance::jobs::{JobHarness, unique_job};
 use baton_testkit::conformance::unique_holder;
@@ -157,6 +158,7 @@ async fn race_claimers(overlap: OverlapPolicy) {
         let detail = execution.detail.as_deref().unwrap_or_default();
         assert!(detail.starts_with(&policy), "{execution:?}");
     }
+    assert_live_tables_follow_status(&mut harness.admin().await, &job, "the race").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -172,6 +174,112 @@ async fn racing_claimers_never_run_two_executions_of_a_buffer_one_job() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_claimers_never_run_two_executions_of_a_replace_job() {
     race_claimers(OverlapPolicy::Replace).await;
+}
+
+/// Asserts that the queue tables hold exactly the job's waiting and running executions
+/// (migration 0007): what the claim walks and what rescue reads must follow every change of
+/// status.
+async fn assert_live_tables_follow_status(admin: &mut PgConnection, job: &JobName, step: &str) {
+    let (scheduled, queued, running, runs): (Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>) =
+        sqlx::query_as(
+            "SELECT \
+                 ARRAY(SELECT id FROM baton_executions \
+                       WHERE job = $1 AND status = 'scheduled' ORDER BY id), \
+                 ARRAY(SELECT id FROM baton_execution_queue WHERE job = $1 ORDER BY id), \
+                 ARRAY(SELECT id FROM baton_executions \
+                       WHERE job = $1 AND status = 'running' ORDER BY id), \
+                 ARRAY(SELECT id FROM baton_execution_runs WHERE job = $1 ORDER BY id)",
+        )
+        .bind(job.as_str())
+        .fetch_one(admin)
+        .await
+        .expect("read the live tables");
+    assert_eq!(queued, scheduled, "after {step}: the queue holds the scheduled executions");
+    assert_eq!(runs, running, "after {step}: the runs hold the running executions");
+}
+
+/// Every path that changes an execution's status keeps the queue tables in step: recording,
+/// claiming (start and settle), triggering (due or started), cancelling (waiting or
+/// running), completing with a retry, and rescuing with a retry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_tables_follow_every_change_of_status() {
+    let harness = PostgresDatabase::start();
+    let store = harness.store().await;
+    let mut admin = harness.admin().await;
+    let job = unique_job("live");
+    let retry = RetryPolicy::none()
+        .with_max_attempts(3)
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+    let policy = JobPolicy::default().with_overlap(OverlapPolicy::Forbid).with_retry(retry);
+    let definition = JobDefinition {
+        name: job.clone(),
+        schedule: Schedule::every(Duration::from_secs(1)).expect("valid interval"),
+        policy,
+    };
+    store.job_upsert(definition).await.expect("register");
+    let base = past(&*store).await;
+    let fires = (0..4u64).map(|i| fire(&job, base.saturating_add(Duration::from_secs(i))));
+    let params = RecordFiresParams { fires: fires.collect(), missed: Vec::new() };
+    assert_eq!(store.record_fires(params).await.expect("record").inserted, 4);
+    assert_live_tables_follow_status(&mut admin, &job, "recording").await;
+
+    let node = unique_holder("live");
+    let claim = ClaimParams {
+        node: node.clone(),
+        limit: 4,
+        jobs: vec![job.clone()],
+        ahead: Duration::ZERO,
+    };
+    let claimed = store.claim(claim.clone()).await.expect("claim");
+    assert_eq!(claimed.running.len(), 1, "forbid starts one");
+    assert_eq!(claimed.settled.len(), 3, "and skips the fires behind it");
+    assert_live_tables_follow_status(&mut admin, &job, "a claim").await;
+    let mut started = None;
+
+    for (claim_for, status) in
+        [(None, ExecutionStatus::Scheduled), (Some(node), ExecutionStatus::Running)]
+    {
+        let manual = TriggerParams {
+            job: job.clone(),
+            fire_key: None,
+            scheduled_at: None,
+            trigger: Trigger::Manual,
+            claim_for,
+        };
+        let triggered = match store.trigger(manual).await.expect("trigger") {
+            TriggerOutcome::Recorded(execution) => execution,
+            other => panic!("a new execution was expected: {other:?}"),
+        };
+        assert_eq!(triggered.status, status);
+        assert_live_tables_follow_status(&mut admin, &job, &format!("a trigger ({status})")).await;
+        assert!(store.request_cancel(triggered.id).await.expect("cancel"));
+        assert_live_tables_follow_status(&mut admin, &job, &format!("cancelling ({status})")).await;
+        started = Some(triggered);
+    }
+    let started = started.expect("the second trigger started an execution");
+
+    let first = &claimed.running[0];
+    let failed = CompleteParams {
+        id: first.id,
+        token: first.token.expect("token"),
+        status: ExecutionStatus::Failed,
+        detail: Some("boom".into()),
+        output: None,
+    };
+    assert!(store.complete(failed).await.expect("complete").retry.is_some(), "retried");
+    assert_live_tables_follow_status(&mut admin, &job, "a failure retried").await;
+
+    // Stale means a heartbeat older than the store's clock by more than zero: wait for the
+    // clock to pass the started execution's heartbeat.
+    let beat = started.heartbeat_at.expect("a started execution has a heartbeat");
+    while store.now().await.expect("store time") <= beat {
+        tokio::task::yield_now().await;
+    }
+    let rescue = RescueParams { stale_after: Duration::ZERO, limit: 100 };
+    let rescued = store.rescue(rescue).await.expect("rescue");
+    assert!(rescued.abandoned.iter().any(|e| e.id == started.id), "{rescued:?}");
+    assert!(!rescued.retries.is_empty(), "the abandoned run is retried: {rescued:?}");
+    assert_live_tables_follow_status(&mut admin, &job, "a rescue retried").await;
 }
 
 /// The transaction id the server would hand out next, read in a transaction of its own (which
