@@ -28,8 +28,11 @@
 --
 -- Plans. The parameters are read through the `params` CTE, so that a custom plan knows no more
 -- than a generic one and PostgreSQL settles on the generic plan after a few runs (planning this
--- statement costs more than running it); row sets are matched with `= ANY (ARRAY(...))` rather
--- than joins, so that every plan reaches the rows it needs through their indexes. Subqueries
+-- statement costs more than running it). A row set that only selects rows is matched with
+-- `= ANY (ARRAY(...))`, which every plan answers through the index; rows that take values
+-- from a row set are joined to it on their key alone, so that the row set drives the join and
+-- each row is found by its key (no plan rescans a row set once per row); queue rows, whose
+-- statistics are often stale, are deleted by the ctid the claim locked. Subqueries
 -- that only ask whether a row exists are written as EXISTS, which the planner costs as the
 -- first row found: the estimated cost of the whole statement stays far below the default
 -- jit_above_cost, as JIT compilation would cost more than the statement itself.
@@ -119,7 +122,7 @@ judged AS MATERIALIZED (
     -- The rules that need only the job: registered, paused, skip-next, starting deadline.
     -- Candidates of a job another claimer holds, or of a 'buffer-one' job whose row changed
     -- since the snapshot, are left out.
-    SELECT c.id, c.job, c.due_at, c.due_at > clock.now_ms AS early, j.overlap,
+    SELECT c.row_id, c.id, c.job, c.due_at, c.due_at > clock.now_ms AS early, j.overlap,
            j.running_execution, j.row_changed,
            CASE
                WHEN c.due_at > clock.now_ms THEN NULL
@@ -151,7 +154,7 @@ eligible AS MATERIALIZED (
     -- the locked row, else any the snapshot shows (started by a trigger, or while the job's
     -- overlap was 'allow'), unless the job row changed since the snapshot (an execution that
     -- the snapshot shows running may have been completed meanwhile).
-    SELECT g.id, g.job, g.due_at, g.early, g.overlap,
+    SELECT g.row_id, g.id, g.job, g.due_at, g.early, g.overlap,
            row_number() OVER by_job AS position,
            first_value(g.id) OVER by_job AS first_id,
            CASE WHEN g.overlap <> 'allow' THEN COALESCE(g.running_execution, (
@@ -184,12 +187,13 @@ buffered AS (
 ),
 verdicts AS (
     -- Every judged candidate with its new status (NULL: it waits).
-    SELECT g.id, g.job, g.due_at, g.early, g.overlap, g.settle_status AS status, g.detail,
+    SELECT g.row_id, g.id, g.job, g.due_at, g.early, g.overlap, g.settle_status AS status,
+           g.detail,
            NULL::BIGINT AS running_id
     FROM judged AS g
     WHERE g.settle_status IS NOT NULL
     UNION ALL
-    SELECT e.id, e.job, e.due_at, e.early, e.overlap,
+    SELECT e.row_id, e.id, e.job, e.due_at, e.early, e.overlap,
            CASE
                WHEN e.overlap = 'allow' OR (e.running_id IS NULL AND e.position = 1)
                    THEN 'running'
@@ -225,7 +229,7 @@ within AS MATERIALIZED (
 actions AS MATERIALIZED (
     -- overlap=replace with nothing running: the first fire starts, and a later one waiting in
     -- this claim asks it to stop at once.
-    SELECT w.id, w.job, w.overlap, w.status, w.detail,
+    SELECT w.row_id, w.id, w.job, w.overlap, w.status, w.detail,
            (w.overlap = 'replace' AND w.status = 'running' AND EXISTS (
                SELECT 1 FROM within AS o
                WHERE o.job = w.job AND o.id <> w.id AND o.status IS NULL AND NOT o.early
@@ -255,7 +259,6 @@ changed AS (
     FROM actions AS a
     CROSS JOIN clock
     WHERE e.id = a.id
-      AND e.id = ANY (ARRAY(SELECT a.id FROM actions AS a))
     RETURNING e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger, e.status, e.due_at,
               e.node, e.token, e.created_at, e.started_at, e.heartbeat_at, e.finished_at,
               e.detail, e.covers_through, e.covers_count, e.cancel_requested
@@ -263,9 +266,7 @@ changed AS (
 dequeued AS (
     -- The queue rows of the executions started or settled.
     DELETE FROM baton_execution_queue AS q
-    WHERE q.ctid = ANY (ARRAY(
-        SELECT c.row_id FROM candidates AS c WHERE c.id IN (SELECT a.id FROM actions AS a)
-    ))
+    WHERE q.ctid = ANY (ARRAY(SELECT a.row_id FROM actions AS a))
 ),
 runs AS (
     INSERT INTO baton_execution_runs (id, job)
@@ -283,7 +284,6 @@ started AS (
         GROUP BY a.job
     ) AS t
     WHERE j.name = t.job
-      AND j.name = ANY (ARRAY(SELECT a.job FROM actions AS a WHERE a.overlap <> 'allow'))
 ),
 to_cancel AS MATERIALIZED (
     -- overlap=replace while one runs: ask it to stop. One locked elsewhere (being completed or

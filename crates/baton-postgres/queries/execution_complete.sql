@@ -46,8 +46,9 @@ ended AS (
 freed AS (
     UPDATE baton_jobs AS j
     SET running_execution = NULL
-    WHERE j.name = ANY (ARRAY(SELECT d.job FROM done AS d))
-      AND j.running_execution = ANY (ARRAY(SELECT d.id FROM done AS d))
+    FROM done AS d
+    WHERE j.name = d.job
+      AND j.running_execution = d.id
     RETURNING j.name
 ),
 retry AS (
@@ -61,9 +62,6 @@ retry AS (
     JOIN baton_jobs AS j ON j.name = d.job
     CROSS JOIN clock
     WHERE d.status IN ('failed', 'timed_out', 'abandoned')
-      AND j.name = ANY (ARRAY(
-          SELECT d.job FROM done AS d WHERE d.status IN ('failed', 'timed_out', 'abandoned')
-      ))
       AND d.attempt < j.retry_max_attempts
     ORDER BY d.id
     ON CONFLICT (job, fire_key, attempt) DO NOTHING

@@ -28,7 +28,6 @@ abandoned AS (
     FROM stale AS s
     CROSS JOIN clock
     WHERE e.id = s.id
-      AND e.id = ANY (ARRAY(SELECT s.id FROM stale AS s))
     RETURNING e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger, e.status,
               e.due_at, e.node, e.token, e.created_at, e.started_at, e.heartbeat_at,
               e.finished_at, e.detail, e.covers_through, e.covers_count, e.cancel_requested
@@ -40,8 +39,9 @@ ended AS (
 freed AS (
     UPDATE baton_jobs AS j
     SET running_execution = NULL
-    WHERE j.name = ANY (ARRAY(SELECT a.job FROM abandoned AS a))
-      AND j.running_execution = ANY (ARRAY(SELECT a.id FROM abandoned AS a))
+    FROM abandoned AS a
+    WHERE j.name = a.job
+      AND j.running_execution = a.id
     RETURNING j.name
 ),
 retries AS (
@@ -55,7 +55,6 @@ retries AS (
     JOIN baton_jobs AS j ON j.name = a.job
     CROSS JOIN clock
     WHERE a.attempt < j.retry_max_attempts
-      AND j.name = ANY (ARRAY(SELECT a.job FROM abandoned AS a))
     ORDER BY a.id
     ON CONFLICT (job, fire_key, attempt) DO NOTHING
     RETURNING e.id, e.job, e.fire_key, e.scheduled_at, e.attempt, e.trigger, e.status,

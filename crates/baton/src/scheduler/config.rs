@@ -13,7 +13,9 @@ pub struct SchedulerConfig {
     pub lease: LeaseName,
     /// Timing of the leader election; its holder id is this node's id as a worker too.
     pub elector: ElectorConfig,
-    /// Handlers running at once on this node.
+    /// Handlers running at once on this node. The default, 128, is twice `claim_batch`: a
+    /// busy node's slots are split between executions being claimed, run and recorded, so that
+    /// claims and completions still go in batches of about `claim_batch`.
     pub max_concurrent: usize,
     /// The most executions one claim takes.
     pub claim_batch: u32,
@@ -58,7 +60,7 @@ impl SchedulerConfig {
         SchedulerConfig {
             lease: LeaseName::new("baton-scheduler").expect("a valid lease name"),
             elector,
-            max_concurrent: 64,
+            max_concurrent: 128,
             claim_batch: 64,
             heartbeat_interval: Duration::from_secs(2),
             abandon_after: Duration::from_secs(10),
