@@ -13,7 +13,7 @@ pub struct SchedulerConfig {
     pub lease: LeaseName,
     /// Timing of the leader election; its holder id is this node's id as a worker too.
     pub elector: ElectorConfig,
-    /// Handlers running at once on this node. The default, 128, is twice `claim_batch`: a
+    /// Handlers running at once on this node. The default, 200, is twice `claim_batch`: a
     /// busy node's slots are split between executions being claimed, run and recorded, so that
     /// claims and completions still go in batches of about `claim_batch`.
     pub max_concurrent: usize,
@@ -60,8 +60,8 @@ impl SchedulerConfig {
         SchedulerConfig {
             lease: LeaseName::new("baton-scheduler").expect("a valid lease name"),
             elector,
-            max_concurrent: 128,
-            claim_batch: 64,
+            max_concurrent: 200,
+            claim_batch: 100,
             heartbeat_interval: Duration::from_secs(2),
             abandon_after: Duration::from_secs(10),
             poll_interval: Duration::from_secs(30),
