@@ -16,4 +16,5 @@ pub mod ledger;
 pub mod node;
 pub mod proxy;
 pub mod scheduler_faults;
+pub mod seed;
 pub mod servers;

@@ -7,25 +7,20 @@ use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::connect_info::MockConnectInfo;
 use axum::http::{Request, StatusCode};
 use baton::core::cluster::{
-    AssignedPartition, BatchCreateParams, BatchJob, JsonText, Node, NodeId, NodeRegisterParams,
-    PartitionCheckpointParams, PartitionClaimParams, PartitionCompleteParams, PartitionKey,
-    PartitionSpec, Strategy,
+    AssignedPartition, BatchCreateParams, BatchJob, JsonText, Node, PartitionCheckpointParams,
+    PartitionClaimParams, PartitionCompleteParams, PartitionKey, PartitionSpec, Strategy,
 };
-use baton::core::job::{CompleteParams, TriggerOutcome, TriggerParams};
 use baton::core::schedule::JobName;
-use baton::core::{
-    AcquireOutcome, AcquireParams, Execution, ExecutionStatus, Job, JobDefinition, JobPolicy,
-    Schedule, Trigger,
-};
-use baton::{HolderId, LeaseName, StoreTime};
+use baton::core::{Execution, ExecutionStatus, Job, JobDefinition, JobPolicy, Schedule};
+use baton::{LeaseName, StoreTime};
 use baton_server::{LocalNode, ServerConfig};
+use baton_testkit::seed;
 use serde_json::Value;
 use tower::ServiceExt;
 
@@ -91,8 +86,7 @@ impl Fixture {
         self.backend.jobs().job_upsert(definition).await.expect("register the job")
     }
 
-    /// Records a manual execution of `job` claimed by `node` and finished with `status` and
-    /// `output`.
+    /// An execution of `job` started on `node-a` and finished with `status` and `output`.
     pub async fn execution(
         &self,
         job: &str,
@@ -100,49 +94,15 @@ impl Fixture {
         status: ExecutionStatus,
         output: Option<&str>,
     ) -> Execution {
-        let store = self.backend.jobs();
-        let params = TriggerParams {
-            job: job_name(job),
-            fire_key: Some(baton::core::FireKey::idempotency(key).unwrap()),
-            scheduled_at: None,
-            trigger: Trigger::External,
-            claim_for: Some(HolderId::new("node-a").unwrap()),
-        };
-        let running = match store.trigger(params).await.expect("trigger") {
-            TriggerOutcome::Recorded(execution) => execution,
-            other => panic!("expected a new execution, got {other:?}"),
-        };
-        let token = running.token.expect("a claimed execution has a token");
-        let complete = CompleteParams {
-            id: running.id,
-            token,
-            status,
-            detail: None,
-            output: output.map(str::to_string),
-        };
-        store.complete(complete).await.expect("complete").execution
+        seed::execution(&self.backend, job, key, status, output).await
     }
 
     pub async fn node_registered(&self, id: &str) -> Node {
-        let params = NodeRegisterParams {
-            id: NodeId::new(id).unwrap(),
-            host: format!("host-{id}"),
-            version: "1.0.0".into(),
-            load: 0,
-        };
-        self.backend.cluster().node_register(params).await.expect("register the node")
+        seed::node(&self.backend, id).await
     }
 
     pub async fn lease_held(&self, lease: &str, holder: &str) {
-        let params = AcquireParams {
-            name: LeaseName::new(lease).unwrap(),
-            holder: HolderId::new(holder).unwrap(),
-            ttl: Duration::from_secs(60),
-        };
-        match self.backend.leases().acquire(params).await.expect("acquire") {
-            AcquireOutcome::Acquired { .. } => {}
-            other => panic!("expected to acquire {lease}, got {other:?}"),
-        }
+        seed::leader(&self.backend, lease, holder).await
     }
 
     /// A free-for-all batch of `job` with partitions `p0` (completed after 1000 units) and
