@@ -9,16 +9,17 @@ use sqlx::SqlitePool;
 
 use crate::error::from_sqlx;
 use crate::tx;
+use crate::tx::Writer;
 
 /// Operator actions in the SQLite file.
 #[derive(Debug, Clone)]
 pub struct SqliteActionStore {
-    write: SqlitePool,
+    write: Writer,
     read: SqlitePool,
 }
 
 impl SqliteActionStore {
-    pub(crate) fn new(write: SqlitePool, read: SqlitePool) -> Self {
+    pub(crate) fn new(write: Writer, read: SqlitePool) -> Self {
         SqliteActionStore { write, read }
     }
 }

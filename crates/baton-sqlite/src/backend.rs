@@ -13,10 +13,12 @@ use crate::error::{classify, is_busy};
 use crate::jobs::SqliteJobStore;
 use crate::lease::SqliteLeaseStore;
 use crate::notify::Notifier;
+use crate::turn::WriteGate;
+use crate::tx::Writer;
 use crate::{migrate, url};
 
 /// How long a statement waits for another process's lock before failing with `Timeout`.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections of the read pool; writes go through a single connection.
 const READ_CONNECTIONS: u32 = 4;
 /// Pause between attempts to switch a new file to WAL while another process holds it.
@@ -24,8 +26,9 @@ const WAL_RETRY_PAUSE: Duration = Duration::from_millis(25);
 
 /// A SQLite database file opened for baton.
 ///
-/// Writes go through a pool of one connection and always begin with `BEGIN IMMEDIATE`; reads go
-/// through a separate pool. Connections run in WAL mode with `synchronous = FULL` (a granted
+/// Writes go through a pool of one connection, take turns with other processes' writers at a
+/// lock on `<database>.lock` and always begin with `BEGIN IMMEDIATE`; reads go through a
+/// separate pool. Connections run in WAL mode with `synchronous = FULL` (a granted
 /// token survives power loss, so it is never issued twice), a 10 s busy timeout and foreign keys
 /// on. Several processes on one host may open the same file; it must not be on a network
 /// filesystem.
@@ -34,7 +37,7 @@ const WAL_RETRY_PAUSE: Duration = Duration::from_millis(25);
 #[derive(Debug, Clone)]
 pub struct SqliteBackend {
     path: PathBuf,
-    write: SqlitePool,
+    write: Writer,
     read: SqlitePool,
     notifier: Notifier,
     due: Notifier,
@@ -72,6 +75,7 @@ impl SqliteBackend {
                 format!("cannot open SQLite database {}: {err}", path.display()),
             )
         })?;
+        let write = Writer::new(write, WriteGate::beside(&canonical));
         let notifier = Notifier::beside(&canonical);
         let due = Notifier::due_beside(&canonical);
         let pending = Notifier::pending_beside(&canonical);
@@ -114,7 +118,7 @@ impl SqliteBackend {
     /// Closes every connection of this backend and of the stores made from it, waiting for
     /// operations in progress.
     pub async fn close(&self) {
-        self.write.close().await;
+        self.write.pool().close().await;
         self.read.close().await;
     }
 }

@@ -16,6 +16,7 @@ use sqlx::SqlitePool;
 use crate::error::from_sqlx;
 use crate::notify::Notifier;
 use crate::row::LeaseRow;
+use crate::tx::Writer;
 use crate::{history, json, tx};
 
 /// Leases stored in one SQLite file, shared by every process on the host that opens it.
@@ -33,14 +34,14 @@ pub struct SqliteLeaseStore {
 
 #[derive(Debug)]
 struct Inner {
-    write: SqlitePool,
+    write: Writer,
     read: SqlitePool,
     notifier: Notifier,
     clock: SystemClock,
 }
 
 impl SqliteLeaseStore {
-    pub(crate) fn new(write: SqlitePool, read: SqlitePool, notifier: Notifier) -> Self {
+    pub(crate) fn new(write: Writer, read: SqlitePool, notifier: Notifier) -> Self {
         SqliteLeaseStore { inner: Arc::new(Inner { write, read, notifier, clock: SystemClock }) }
     }
 

@@ -25,6 +25,14 @@
 //! reads the same clock, so expiry is judged on one clock (invariant I1) as long as that clock
 //! is not stepped backwards or forwards by large amounts; keep it disciplined (NTP slewing).
 //!
+//! # Writers take turns
+//!
+//! Before `BEGIN IMMEDIATE`, every baton write takes an exclusive `flock` on
+//! `<database>.lock`. SQLite's own lock is not fair between processes: a process that finds it
+//! taken sleeps and polls, so two processes committing back to back could keep a third out past
+//! the 10 s busy timeout. A process waiting for the file lock is woken as soon as it is
+//! released. Within a process, writers queue in order for the one write connection.
+//!
 //! # Change notification
 //!
 //! [`LeaseStore::subscribe`](baton_core::LeaseStore::subscribe) binds a Unix datagram socket in
@@ -60,6 +68,7 @@ mod lease;
 mod migrate;
 mod notify;
 mod row;
+mod turn;
 mod tx;
 mod url;
 

@@ -5,10 +5,11 @@
 //! default table, so that baton's tables can share a database with an application's own.
 
 use baton_core::{Error, ErrorKind, Result};
+use sqlx::SqliteConnection;
 use sqlx::migrate::{AppliedMigration, Migrate, Migration, Migrator};
-use sqlx::{SqliteConnection, SqlitePool};
 
-use crate::error::{from_migrate, from_sqlx};
+use crate::error::from_migrate;
+use crate::tx::{self, Writer};
 
 /// The table that records applied migrations, prefixed like every baton table.
 const MIGRATIONS_TABLE: &str = "baton_schema_migrations";
@@ -20,13 +21,10 @@ static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 /// The whole run happens inside one `BEGIN IMMEDIATE` transaction (each migration becomes a
 /// savepoint), so processes migrating the same file at once take turns and a failed migration
 /// leaves nothing behind.
-pub(crate) async fn run(write: &SqlitePool) -> Result<()> {
-    let mut tx = write
-        .begin_with("BEGIN IMMEDIATE")
-        .await
-        .map_err(|err| from_sqlx("starting the migration transaction", err))?;
+pub(crate) async fn run(write: &Writer) -> Result<()> {
+    let mut tx = tx::begin(write, "starting the migration transaction").await?;
     apply_pending(&mut tx).await?;
-    tx.commit().await.map_err(|err| from_sqlx("committing the migrations", err))
+    tx::commit(tx, "committing the migrations").await
 }
 
 async fn apply_pending(conn: &mut SqliteConnection) -> Result<()> {

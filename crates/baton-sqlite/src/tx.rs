@@ -1,31 +1,86 @@
 //! Statements run inside one lease write transaction, and the transaction's boundaries.
 //!
-//! Every write transaction begins with `BEGIN IMMEDIATE`: it takes the database's write lock up
-//! front, waiting up to the busy timeout for another process to finish. A deferred `BEGIN` would
-//! instead fail at once with `SQLITE_BUSY` when its first write finds the lock taken.
+//! Every write transaction first takes the writers' turn ([`WriteGate`]), then begins with
+//! `BEGIN IMMEDIATE`: that takes the database's write lock up front, waiting up to the busy
+//! timeout for a writer outside baton to finish. A deferred `BEGIN` would instead fail at once
+//! with `SQLITE_BUSY` when its first write finds the lock taken.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 use baton_core::{ChangeReason, Error, ErrorKind, FencingToken, Lease, LeaseName, Result};
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+use tokio::sync::{Mutex, OwnedMutexGuard};
 
+use crate::backend::BUSY_TIMEOUT;
 use crate::error::from_sqlx;
 use crate::row::{LeaseRow, ttl_millis};
+use crate::turn::{WriteGate, WriteTurn};
 
-/// A write transaction holding the database's write lock.
-pub(crate) type WriteTx = Transaction<'static, Sqlite>;
+/// The write side of a database: its write connection, the queue of this process's writers and
+/// the writers' turn shared with other processes.
+#[derive(Debug, Clone)]
+pub(crate) struct Writer {
+    pool: SqlitePool,
+    queue: Arc<Mutex<()>>,
+    gate: WriteGate,
+}
 
-/// Starts a write transaction, waiting up to the busy timeout for the write lock.
-pub(crate) async fn begin(write: &SqlitePool, doing: &str) -> Result<WriteTx> {
-    write.begin_with("BEGIN IMMEDIATE").await.map_err(|err| from_sqlx(doing, err))
+impl Writer {
+    /// Writes through `pool`, taking turns with other processes at `gate`.
+    pub(crate) fn new(pool: SqlitePool, gate: WriteGate) -> Writer {
+        Writer { pool, queue: Arc::new(Mutex::new(())), gate }
+    }
+
+    /// The write connection's pool, for closing it.
+    pub(crate) fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+}
+
+/// A write transaction holding the writers' turn and the database's write lock; both are
+/// released when it commits or is dropped.
+pub(crate) struct WriteTx {
+    // Field order matters: the transaction ends before the turn is handed on, and the turn
+    // before the next writer of this process starts waiting for it.
+    tx: Transaction<'static, Sqlite>,
+    _turn: WriteTurn,
+    _queued: OwnedMutexGuard<()>,
+}
+
+impl Deref for WriteTx {
+    type Target = SqliteConnection;
+
+    fn deref(&self) -> &SqliteConnection {
+        &self.tx
+    }
+}
+
+impl DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        &mut self.tx
+    }
+}
+
+/// Starts a write transaction.
+///
+/// This process's writers queue in order, so only one of them at a time waits for the turn;
+/// then the turn and the write lock are each waited for up to the busy timeout.
+pub(crate) async fn begin(write: &Writer, doing: &str) -> Result<WriteTx> {
+    let queued = write.queue.clone().lock_owned().await;
+    let turn = write.gate.enter(BUSY_TIMEOUT, doing).await?;
+    let tx = write.pool.begin_with("BEGIN IMMEDIATE").await.map_err(|err| from_sqlx(doing, err))?;
+    Ok(WriteTx { tx, _turn: turn, _queued: queued })
 }
 
 /// Commits; an error here leaves the outcome unknown (`Timeout` or `Unavailable`).
 pub(crate) async fn commit(tx: WriteTx, doing: &str) -> Result<()> {
-    tx.commit().await.map_err(|err| from_sqlx(doing, err))
+    tx.tx.commit().await.map_err(|err| from_sqlx(doing, err))
 }
 
 /// Ends a transaction that wrote nothing.
 pub(crate) async fn finish_unchanged(tx: WriteTx) {
-    if let Err(err) = tx.rollback().await {
+    if let Err(err) = tx.tx.rollback().await {
         tracing::debug!(%err, "rolling back a read-only lease transaction failed");
     }
 }

@@ -9,11 +9,14 @@ mod common;
 use std::process::Stdio;
 use std::time::Duration;
 
+use baton_core::job::{NewFire, RecordFiresParams};
 use baton_core::{
     AcquireOutcome, AcquireParams, FencingToken, HistoryParams, HolderId, LeaseName, LeaseStore,
     ReleaseParams,
 };
+use baton_core::{JobDefinition, JobName, JobPolicy, JobStore, Schedule, StoreTime};
 use baton_sqlite::SqliteBackend;
+use tokio::io::{AsyncBufReadExt, BufReader};
 
 const ROLE: &str = "BATON_SQLITE_TEST_ROLE";
 const URL: &str = "BATON_SQLITE_TEST_URL";
@@ -47,8 +50,52 @@ async fn child_role() {
             let granted = matches!(outcome, AcquireOutcome::Acquired { .. });
             println!("OUTCOME granted={granted}");
         }
+        "hog" => hog(backend.jobs(), holder).await,
         other => panic!("unknown role {other}"),
     }
+}
+
+/// Writers in one hogging process, so that its write connection is never idle.
+const HOG_WRITERS: usize = 3;
+/// Fires each hogging writer records in one transaction, so that it holds the write lock a while.
+const HOG_FIRES: i64 = 2000;
+
+/// Records fires of a job of its own in [`HOG_WRITERS`] loops without a pause, printing
+/// `HOGGING` once every loop has committed; runs until killed.
+async fn hog(store: baton_sqlite::SqliteJobStore, holder: HolderId) {
+    let mut writers = tokio::task::JoinSet::new();
+    let (started, mut starting) = tokio::sync::mpsc::channel(HOG_WRITERS);
+    for writer in 0..HOG_WRITERS {
+        let (store, started) = (store.clone(), started.clone());
+        let job = JobName::new(format!("{holder}-{writer}")).unwrap();
+        writers.spawn(async move {
+            let schedule = Schedule::every(Duration::from_secs(1)).unwrap();
+            let definition =
+                JobDefinition { name: job.clone(), schedule, policy: JobPolicy::default() };
+            store.job_upsert(definition).await.unwrap();
+            // Far in the future: nothing becomes due.
+            let mut at = store.now().await.unwrap().as_millis() + 86_400_000;
+            let mut first = Some(started);
+            loop {
+                let fires = (0..HOG_FIRES)
+                    .map(|step| {
+                        let instant = StoreTime::from_millis(at + step);
+                        NewFire { job: job.clone(), scheduled_at: instant, due_at: instant }
+                    })
+                    .collect();
+                at += HOG_FIRES;
+                store.record_fires(RecordFiresParams { fires, missed: vec![] }).await.unwrap();
+                if let Some(started) = first.take() {
+                    started.send(()).await.unwrap();
+                }
+            }
+        });
+    }
+    for _ in 0..HOG_WRITERS {
+        starting.recv().await.unwrap();
+    }
+    println!("HOGGING");
+    writers.join_next().await.expect("a writer").expect("writers run until killed");
 }
 
 /// Runs `child_role` in a new process and returns its `OUTCOME` line.
@@ -119,6 +166,45 @@ async fn contenders_in_separate_processes_get_exactly_one_grant() {
     let lease = Some(LeaseName::new("singleton").unwrap());
     let page = store.history(HistoryParams { lease, ..Default::default() }).await.unwrap();
     assert_eq!(page.items.len(), 1, "exactly one leader change recorded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_writing_back_to_back_do_not_starve_a_third() {
+    let db = common::TempDb::new();
+    let store = db.open().await.leases();
+    let mut hogs = Vec::new();
+    for index in 0..2 {
+        let mut command = tokio::process::Command::new(std::env::current_exe().unwrap());
+        command
+            .args(["child_role", "--exact", "--nocapture", "--test-threads=1"])
+            .env(ROLE, "hog")
+            .env(URL, db.url())
+            .env(LEASE, "unused")
+            .env(HOLDER, format!("hog-{index}"))
+            .stdout(Stdio::piped())
+            .kill_on_drop(true);
+        let mut hog = command.spawn().expect("start a hogging process");
+        let mut lines = BufReader::new(hog.stdout.take().unwrap()).lines();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains("HOGGING") {
+                break;
+            }
+        }
+        assert!(hog.try_wait().unwrap().is_none(), "hog {index} exited before hogging");
+        hogs.push(hog);
+    }
+
+    let name = LeaseName::new("third").unwrap();
+    let params = AcquireParams { name, holder: HolderId::new("third").unwrap(), ttl: TTL };
+    let granted = store.acquire(params).await;
+    for hog in &mut hogs {
+        assert!(hog.try_wait().unwrap().is_none(), "a hog exited while the third waited");
+        hog.kill().await.unwrap();
+    }
+    assert!(
+        matches!(granted, Ok(AcquireOutcome::Acquired { .. })),
+        "the third process was kept out while two others wrote back to back: {granted:?}"
+    );
 }
 
 /// Waits for every future, running them concurrently on the runtime.

@@ -31,6 +31,7 @@ use baton_core::{Error, Page, Result, StoreTime};
 use sqlx::SqlitePool;
 
 use crate::notify::{Notifier, WAKE_UP, WakeupSubscription};
+use crate::tx::Writer;
 
 mod batches;
 mod nodes;
@@ -57,7 +58,7 @@ pub struct SqliteClusterStore {
 
 #[derive(Debug)]
 struct Inner {
-    write: SqlitePool,
+    write: Writer,
     read: SqlitePool,
     pending: Notifier,
     clock: SystemClock,
@@ -76,7 +77,7 @@ impl Inner {
 }
 
 impl SqliteClusterStore {
-    pub(crate) fn new(write: SqlitePool, read: SqlitePool, pending: Notifier) -> Self {
+    pub(crate) fn new(write: Writer, read: SqlitePool, pending: Notifier) -> Self {
         let inner = Inner { write, read, pending, clock: SystemClock };
         SqliteClusterStore { inner: Arc::new(inner) }
     }

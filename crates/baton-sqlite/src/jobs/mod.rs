@@ -21,6 +21,7 @@ use baton_core::{Execution, Job, JobDefinition, JobName, JobStore, Page, Result,
 use sqlx::SqlitePool;
 
 use crate::notify::{Notifier, WAKE_UP, WakeupSubscription};
+use crate::tx::Writer;
 
 mod claim;
 mod definitions;
@@ -47,7 +48,7 @@ pub struct SqliteJobStore {
 
 #[derive(Debug)]
 struct Inner {
-    write: SqlitePool,
+    write: Writer,
     read: SqlitePool,
     due: Notifier,
     clock: SystemClock,
@@ -66,7 +67,7 @@ impl Inner {
 }
 
 impl SqliteJobStore {
-    pub(crate) fn new(write: SqlitePool, read: SqlitePool, due: Notifier) -> Self {
+    pub(crate) fn new(write: Writer, read: SqlitePool, due: Notifier) -> Self {
         SqliteJobStore { inner: Arc::new(Inner { write, read, due, clock: SystemClock }) }
     }
 }

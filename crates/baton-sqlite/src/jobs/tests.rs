@@ -74,7 +74,7 @@ impl Counted {
         backend.migrate().await.unwrap();
         let store = backend.jobs();
         let (commits, thread) = (Arc::new(AtomicUsize::new(0)), Arc::new(Mutex::new(None)));
-        let mut conn = store.inner.write.acquire().await.unwrap();
+        let mut conn = store.inner.write.pool().acquire().await.unwrap();
         let (count, seen) = (commits.clone(), thread.clone());
         conn.lock_handle().await.unwrap().set_commit_hook(move || {
             count.fetch_add(1, Ordering::SeqCst);
