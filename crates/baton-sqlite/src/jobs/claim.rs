@@ -1,5 +1,5 @@
-//! Claiming due executions: the core's `claim_decision` for each, in order, inside one write
-//! transaction.
+//! Claiming due executions: the core's `claim_decision` for each, in order, inside a write
+//! transaction (or, through a backlog of more than 1,000 candidates, a few in turn).
 //!
 //! Due executions, then those falling due within the claim's `ahead`, are decided in
 //! `(due_at, id)` order until `limit` of them run; executions
@@ -24,6 +24,12 @@ use crate::error::from_sqlx;
 use crate::json::{self, Rows};
 use crate::tx;
 
+/// The most candidates one transaction of a claim examines. A claim going through a longer
+/// backlog of executions it settles (skipped, missed) or leaves waiting commits what it decided
+/// and goes on in a new transaction, so that other writers, lease renewals among them, get the
+/// write lock in between.
+const MAX_EXAMINED_PER_TRANSACTION: usize = 1000;
+
 /// Claims due executions for a worker. Nothing due (checked first on the read pool) costs no
 /// write lock; either way the answer carries the next due instant.
 pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed> {
@@ -38,10 +44,11 @@ pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed>
     }
 
     let mut tx = tx::begin(&inner.write, &doing).await?;
-    let now = inner.now();
+    let mut now = inner.now();
     let mut claimed = Claimed::at(now);
     let mut after = (i64::MIN, i64::MIN);
     let mut wrote = false;
+    let mut examined = 0;
     loop {
         let due: Vec<ExecutionRow> =
             sqlx::query_as(include_str!("../../queries/execution_due.sql"))
@@ -56,6 +63,7 @@ pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed>
         let due = rows::executions(due)?;
         let Some(last) = due.last() else { break };
         after = (last.due_at.as_millis(), last.id);
+        examined += due.len();
         let mut states = States::load(&mut tx, &due, now, limit, &doing).await?;
         let mut decisions = Vec::new();
         let mut runs = claimed.running.len();
@@ -74,14 +82,28 @@ pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed>
         if runs >= limit as usize || due.len() < limit as usize {
             break;
         }
+        if examined >= MAX_EXAMINED_PER_TRANSACTION {
+            // Hand the write lock on before going further through a backlog.
+            finish(tx, wrote, &doing).await?;
+            tx = tx::begin(&inner.write, &doing).await?;
+            now = inner.now();
+            claimed.now = now;
+            (wrote, examined) = (false, 0);
+        }
     }
     claimed.next_due = next_due(&mut *tx, jobs.as_deref(), &doing).await?;
+    finish(tx, wrote, &doing).await?;
+    Ok(claimed)
+}
+
+/// Commits a claim's transaction that decided something, and ends one that did not.
+async fn finish(tx: tx::WriteTx, wrote: bool, doing: &str) -> Result<()> {
     if wrote {
-        tx::commit(tx, &doing).await?;
+        tx::commit(tx, doing).await
     } else {
         tx::finish_unchanged(tx).await;
+        Ok(())
     }
-    Ok(claimed)
 }
 
 /// The earliest due instant of the scheduled executions of `jobs` (a JSON array of names; of

@@ -102,11 +102,15 @@ impl Counted {
 }
 
 async fn register(store: &dyn JobStore) -> JobName {
+    register_with(store, OverlapPolicy::Allow).await
+}
+
+async fn register_with(store: &dyn JobStore, overlap: OverlapPolicy) -> JobName {
     let name = JobName::new(format!("counted-{:08x}", fastrand::u32(..))).unwrap();
     let definition = JobDefinition {
         name: name.clone(),
         schedule: Schedule::every(Duration::from_secs(60)).unwrap(),
-        policy: JobPolicy::default().with_overlap(OverlapPolicy::Allow),
+        policy: JobPolicy::default().with_overlap(overlap),
     };
     store.job_upsert(definition).await.unwrap();
     name
@@ -150,4 +154,40 @@ async fn batches_cost_one_transaction_and_a_fixed_number_of_statements() {
     let (outcome, cost) = counted.cost(beat).await;
     assert!(outcome.unwrap().lost.is_empty());
     assert_eq!(cost, (1, 1), "a heartbeat of 50 executions is one statement");
+}
+
+#[tokio::test]
+async fn a_claim_through_a_long_backlog_hands_the_write_lock_on_every_thousand_candidates() {
+    let counted = Counted::open().await;
+    let store: &dyn JobStore = &counted.store;
+    let job = register_with(store, OverlapPolicy::Forbid).await;
+    let base = store.now().await.unwrap().as_millis() - 3_600_000;
+    let fire = |i: i64| {
+        let at = StoreTime::from_millis(base + i);
+        NewFire { job: job.clone(), scheduled_at: at, due_at: at }
+    };
+    let node = HolderId::new("counted-node").unwrap();
+    let claim = |limit| ClaimParams {
+        node: node.clone(),
+        limit,
+        jobs: vec![job.clone()],
+        ahead: Duration::ZERO,
+    };
+    store
+        .record_fires(RecordFiresParams { fires: vec![fire(0)], missed: Vec::new() })
+        .await
+        .unwrap();
+    assert_eq!(store.claim(claim(1)).await.unwrap().running.len(), 1);
+    for batch in 0..3 {
+        let fires = (1..=850).map(|i| fire(batch * 850 + i)).collect();
+        store.record_fires(RecordFiresParams { fires, missed: Vec::new() }).await.unwrap();
+    }
+
+    // Every fire of the backlog is skipped while the first runs (overlap=forbid).
+    let (claimed, (commits, _)) = counted.cost(store.claim(claim(10))).await;
+    let claimed = claimed.unwrap();
+    assert!(claimed.running.is_empty());
+    assert_eq!(claimed.settled.len(), 2550);
+    assert_eq!(commits, 3, "2,550 candidates are examined in transactions of at most 1,000");
+    assert_eq!(claimed.next_due, None);
 }
