@@ -15,19 +15,48 @@ use baton::{
     Acquisition, ChangeReason, Elector, ElectorConfig, ErrorKind, HistoryParams, HolderId,
     LeaderChange, Leadership, Lease, LeaseName, LeaseStore, Page, Result, StoreTime,
 };
+use tokio::sync::watch;
 
-/// The in-memory store with a switch that makes renewals hang, like a cut network.
-#[derive(Default)]
+/// A lease store (the in-memory one unless given another) with switches that make renewals hang,
+/// like a cut network, and hold back subscriptions to its change feed.
 struct CuttableStore {
-    inner: MemoryLeaseStore,
+    inner: Arc<dyn LeaseStore>,
     renewals_hang: AtomicBool,
     renew_calls: AtomicUsize,
+    subscriptions_held: watch::Sender<bool>,
+    acquisitions_answered: watch::Sender<usize>,
+}
+
+impl Default for CuttableStore {
+    fn default() -> Self {
+        CuttableStore::over(Arc::new(MemoryLeaseStore::default()))
+    }
+}
+
+impl CuttableStore {
+    fn over(inner: Arc<dyn LeaseStore>) -> Self {
+        CuttableStore {
+            inner,
+            renewals_hang: AtomicBool::new(false),
+            renew_calls: AtomicUsize::new(0),
+            subscriptions_held: watch::Sender::new(false),
+            acquisitions_answered: watch::Sender::new(0),
+        }
+    }
+
+    /// Resolves once `count` acquisitions were answered.
+    async fn answered(&self, count: usize) {
+        let mut answered = self.acquisitions_answered.subscribe();
+        answered.wait_for(|answered| *answered >= count).await.unwrap();
+    }
 }
 
 #[async_trait]
 impl LeaseStore for CuttableStore {
     async fn acquire(&self, params: AcquireParams) -> Result<AcquireOutcome> {
-        self.inner.acquire(params).await
+        let outcome = self.inner.acquire(params).await;
+        self.acquisitions_answered.send_modify(|answered| *answered += 1);
+        outcome
     }
     async fn renew(&self, params: RenewParams) -> Result<Lease> {
         self.inner.renew(params).await
@@ -61,6 +90,8 @@ impl LeaseStore for CuttableStore {
         self.inner.capabilities()
     }
     async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {
+        let mut held = self.subscriptions_held.subscribe();
+        held.wait_for(|held| !*held).await.unwrap();
         self.inner.subscribe().await
     }
 }
@@ -91,6 +122,25 @@ async fn a_held_lease_is_refused_and_handed_over_on_release() {
     let history = store.history(HistoryParams::default()).await.unwrap();
     let reasons: Vec<_> = history.items.iter().map(|c| c.reason).collect();
     assert_eq!(reasons, [ChangeReason::Fresh, ChangeReason::Handover]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_release_before_the_waiters_feed_is_subscribed_still_wakes_it() {
+    let memory: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let late = Arc::new(CuttableStore::over(memory.clone()));
+    late.subscriptions_held.send_replace(true);
+    let (a, b) = (elector(memory, "a"), elector(late.clone(), "b"));
+    let guard = a.acquire(&lease()).await.unwrap();
+    let first_token = guard.token();
+    let waiter = tokio::spawn(async move { b.acquire(&lease()).await.map(|g| g.token()) });
+    late.answered(1).await;
+
+    // Released while b waits for the expiry and before its feed is subscribed.
+    assert!(guard.release().await.unwrap());
+    late.subscriptions_held.send_replace(false);
+    let woken = tokio::time::timeout(Duration::from_secs(1), waiter).await;
+    let token = woken.expect("the waiter is woken once its feed is subscribed, not at the expiry");
+    assert!(token.unwrap().unwrap() > first_token);
 }
 
 #[tokio::test(start_paused = true)]

@@ -20,8 +20,9 @@ pub(crate) struct Shared {
     /// Wakes the renewer when the set of held terms changes.
     pub(crate) held_changed: Notify,
     pub(crate) watchdog: Watchdog,
-    /// Names of leases the store reported released; fed by the wake-up listener.
-    pub(crate) released: broadcast::Sender<LeaseName>,
+    /// Names of leases the store reported released, fed by the wake-up listener; `None` each
+    /// time its feed is (re)subscribed, since a release before that went unseen.
+    pub(crate) released: broadcast::Sender<Option<LeaseName>>,
     pub(crate) listener_started: OnceLock<()>,
     /// Cancelled on shutdown; every background task stops with it.
     pub(crate) shutdown: CancellationToken,

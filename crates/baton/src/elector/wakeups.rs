@@ -23,21 +23,25 @@ pub(crate) fn ensure_listening(shared: &Arc<Shared>) {
 async fn listen(shared: Arc<Shared>) {
     while !shared.shutdown.is_cancelled() {
         match shared.store.subscribe().await {
-            Ok(Some(mut changes)) => loop {
-                let next = tokio::select! {
-                    () = shared.shutdown.cancelled() => return,
-                    next = changes.next() => next,
-                };
-                match next {
-                    Ok(name) => {
-                        let _ = shared.released.send(name);
-                    }
-                    Err(err) => {
-                        tracing::warn!(%err, "lease change feed broke, subscribing again");
-                        break;
+            Ok(Some(mut changes)) => {
+                // Anything released before the feed was live went unseen: waiters ask again.
+                let _ = shared.released.send(None);
+                loop {
+                    let next = tokio::select! {
+                        () = shared.shutdown.cancelled() => return,
+                        next = changes.next() => next,
+                    };
+                    match next {
+                        Ok(name) => {
+                            let _ = shared.released.send(Some(name));
+                        }
+                        Err(err) => {
+                            tracing::warn!(%err, "lease change feed broke, subscribing again");
+                            break;
+                        }
                     }
                 }
-            },
+            }
             Ok(None) => return,
             Err(err) => tracing::warn!(%err, "subscribing to lease changes failed"),
         }
@@ -48,11 +52,16 @@ async fn listen(shared: Arc<Shared>) {
     }
 }
 
-/// Resolves when `name` is reported released (or the feed lags, which may hide it).
-pub(crate) async fn released(receiver: &mut broadcast::Receiver<LeaseName>, name: &LeaseName) {
+/// Resolves when `name` is reported released, or when a release may have gone unseen: the
+/// feed was (re)subscribed, or it lags.
+pub(crate) async fn released(
+    receiver: &mut broadcast::Receiver<Option<LeaseName>>,
+    name: &LeaseName,
+) {
     loop {
         match receiver.recv().await {
-            Ok(released) if &released == name => return,
+            Ok(None) => return,
+            Ok(Some(released)) if &released == name => return,
             Ok(_) => {}
             Err(broadcast::error::RecvError::Lagged(_)) => return,
             Err(broadcast::error::RecvError::Closed) => std::future::pending().await,
