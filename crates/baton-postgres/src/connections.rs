@@ -16,7 +16,7 @@ use std::time::Duration;
 use baton_core::{ErrorKind, Result};
 use sqlx::postgres::{PgArguments, PgConnectOptions, PgRow};
 use sqlx::{ConnectOptions, Connection, PgConnection, Postgres};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use crate::error::{kind_of, query_error};
 
@@ -60,12 +60,20 @@ impl Connections {
     /// Borrows an idle connection, or opens one when none is idle.
     pub(crate) async fn get(&self) -> std::result::Result<Lent, sqlx::Error> {
         let shared = &self.shared;
-        let permit =
-            match tokio::time::timeout(shared.wait, shared.permits.clone().acquire_owned()).await {
-                Ok(Ok(permit)) => permit,
-                Ok(Err(_closed)) => return Err(sqlx::Error::PoolClosed),
-                Err(_elapsed) => return Err(sqlx::Error::PoolTimedOut),
-            };
+        let permit = match shared.permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Err(sqlx::Error::PoolClosed),
+            // Only a borrower that has to wait arms a timer: registering one wakes the
+            // runtime's timer driver, a context switch that a one-statement operation notices.
+            Err(TryAcquireError::NoPermits) => {
+                let waiting = shared.permits.clone().acquire_owned();
+                match tokio::time::timeout(shared.wait, waiting).await {
+                    Ok(Ok(permit)) => permit,
+                    Ok(Err(_closed)) => return Err(sqlx::Error::PoolClosed),
+                    Err(_elapsed) => return Err(sqlx::Error::PoolTimedOut),
+                }
+            }
+        };
         let idle = shared.idle().pop();
         let conn = match idle {
             Some(conn) => conn,
