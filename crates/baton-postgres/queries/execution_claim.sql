@@ -166,9 +166,10 @@ eligible AS MATERIALIZED (
     WHERE g.settle_status IS NULL
     WINDOW by_job AS (PARTITION BY g.job ORDER BY g.due_at, g.id)
 ),
-buffered AS (
+buffered AS MATERIALIZED (
     -- For 'buffer-one': the job's lowest-id due execution still waiting once this claim has
-    -- started the first one (when none ran) and settled the late ones.
+    -- started the first one (when none ran) and settled the late ones. Materialized, so that
+    -- it is computed once per job rather than once per candidate joined to it.
     SELECT b.job, (
         SELECT min(w.id)
         FROM baton_execution_queue AS w

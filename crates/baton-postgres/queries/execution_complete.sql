@@ -83,10 +83,13 @@ woken AS (
            OR EXISTS (
                SELECT 1
                FROM freed AS f
+               -- Ordered, so that every plan walks the queue's (job, due_at) key: unordered,
+               -- a generic plan may scan the whole queue for a job with nothing due.
                WHERE (SELECT w.id
                       FROM baton_execution_queue AS w
                       WHERE w.job = f.name
                         AND w.due_at <= (SELECT c.now_ms FROM clock AS c)
+                      ORDER BY w.due_at
                       LIMIT 1) IS NOT NULL
            )
     ) AS notified
