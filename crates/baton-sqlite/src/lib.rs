@@ -32,6 +32,8 @@
 //! taken sleeps and polls, so two processes committing back to back could keep a third out past
 //! the 10 s busy timeout. A process waiting for the file lock is woken as soon as it is
 //! released. Within a process, writers queue in order for the one write connection.
+//! Transactions an application opens on its own connection (for [`check_and_bump`] or
+//! [`checkpoint_in`]) do not take the turn; they wait on SQLite's lock as before.
 //!
 //! # Change notification
 //!
