@@ -8,10 +8,15 @@
 
 use anyhow::Context;
 use baton::FencingToken;
+use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection, PgPool, SqlitePool};
 
 /// The resource every ledger append is fenced on.
 pub const RESOURCE: &str = "ledger";
+
+/// How long (ms) PostgreSQL lets a ledger session sit idle inside a transaction: well below the
+/// fault tests' patience, well above an append.
+const IDLE_IN_TRANSACTION_MS: &str = "2000";
 
 /// What became of one append.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +52,13 @@ impl Ledger {
     /// creates its tables.
     pub async fn open(url: &str) -> anyhow::Result<Self> {
         let ledger = if url.starts_with("postgres") {
-            let pool = PgPool::connect(url).await.context("opening the PostgreSQL ledger")?;
+            // A writer cut off in the middle of an append keeps the fence row locked until the
+            // server ends its session; this ends it soon, so the next holder is not held up.
+            let options = url
+                .parse::<PgConnectOptions>()?
+                .options([("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_MS)]);
+            let pool =
+                PgPool::connect_with(options).await.context("opening the PostgreSQL ledger")?;
             sqlx::raw_sql(include_str!("../sql/ledger_postgres.sql")).execute(&pool).await?;
             Ledger::Postgres(pool)
         } else {
