@@ -5,8 +5,8 @@
 //! draw from. Recording a batch of fires, claiming, heartbeating, completing (retry included),
 //! cancelling, rescuing and pruning are one statement and one commit each; a trigger is one
 //! short transaction. Workers are woken through `NOTIFY` on [`DUE_CHANNEL`](crate::DUE_CHANNEL)
-//! when something becomes due. How claims stay race-free is explained at the top of
-//! `queries/execution_claim.sql`.
+//! when something becomes due. The claim is the function `baton_claim_executions`; how it
+//! stays race-free, and why it is a function, is explained in `migrations/0009_claim_function.sql`.
 
 mod claims;
 mod definitions;
