@@ -7,6 +7,7 @@
 //! short transaction. Workers are woken through `NOTIFY` on [`DUE_CHANNEL`](crate::DUE_CHANNEL)
 //! when something becomes due. The claim is the function `baton_claim_executions`; how it
 //! stays race-free, and why it is a function, is explained in `migrations/0009_claim_function.sql`.
+//! Changing the claim therefore takes a new migration that replaces the function.
 
 mod claims;
 mod definitions;
