@@ -20,7 +20,7 @@ impl Cursor {
         self.0
     }
 
-    /// Parses a cursor as printed by [`Cursor::to_string`].
+    /// Parses a cursor as printed by its `Display` implementation.
     pub fn parse(text: &str) -> Result<Self> {
         text.strip_prefix('c')
             .and_then(|digits| digits.parse::<i64>().ok())

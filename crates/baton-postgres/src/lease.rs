@@ -26,7 +26,7 @@ use crate::{changes, row};
 /// recorded in `baton_leader_changes`.
 ///
 /// Cheap to clone: clones share the connections. Obtain one from
-/// [`PostgresBackend::lease_store`](crate::PostgresBackend::lease_store).
+/// [`PostgresBackend::leases`](crate::PostgresBackend::leases).
 #[derive(Clone)]
 pub struct PostgresLeaseStore {
     connections: Connections,

@@ -5,7 +5,7 @@
 //! Once each partition of worker `b` has committed items past a checkpoint, the scenario
 //! strikes `b`. Each
 //! scenario waits on the nodes' events or on the store's record (polled, with a timeout), never
-//! on a sleep, and ends with the checks of [`Cluster::finish`]: the batch succeeded, every
+//! on a sleep, and ends with the checks of `Cluster::finish`: the batch succeeded, every
 //! partition completed once, every item's effect is on the ledger exactly once and no stale
 //! commit got through, and `b`'s partitions resumed elsewhere from its last checkpoint under a
 //! greater token.

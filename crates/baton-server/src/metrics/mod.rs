@@ -1,5 +1,5 @@
 //! `/metrics` in the Prometheus text format: what this process recorded through the
-//! [`metrics`](::metrics) facade (lease renewals, executions, fire lag, skipped and missed
+//! [`metrics`] facade (lease renewals, executions, fire lag, skipped and missed
 //! fires; names in [`baton::metrics`]), followed by what the stores show at scrape time
 //! (current leaders, leader changes, failover durations, node states, partition progress),
 //! read with bounded queries.
