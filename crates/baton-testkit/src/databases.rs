@@ -73,6 +73,15 @@ impl PostgresDatabase {
     pub async fn admin(&self) -> PgConnection {
         PgConnection::connect(&self.server.url()).await.expect("connect an admin session")
     }
+
+    /// Turns autovacuum off for the rest of the test, so that nothing but the test writes or
+    /// analyzes behind its back (transaction counts, statistics).
+    pub async fn autovacuum_off(&self) {
+        let mut admin = self.admin().await;
+        for statement in ["ALTER SYSTEM SET autovacuum = off", "SELECT pg_reload_conf()"] {
+            sqlx::query(statement).execute(&mut admin).await.expect("turn autovacuum off");
+        }
+    }
 }
 
 #[async_trait]

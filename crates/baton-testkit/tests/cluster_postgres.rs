@@ -72,8 +72,7 @@ async fn every_write_is_one_transaction() {
     let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let mut admin = harness.admin().await;
-    sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
-    sqlx::query("SELECT pg_reload_conf()").execute(&mut admin).await.unwrap();
+    harness.autovacuum_off().await;
     let id = unique_node("one-tx");
     let other = store.node_register(registration(&unique_node("other"))).await.unwrap();
 

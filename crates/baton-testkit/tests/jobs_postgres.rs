@@ -18,7 +18,7 @@ use baton_core::{
 use baton_testkit::conformance::jobs::{JobHarness, unique_job};
 use baton_testkit::conformance::unique_holder;
 use baton_testkit::databases::PostgresDatabase;
-use sqlx::PgConnection;
+use sqlx::{Connection, PgConnection};
 
 baton_testkit::job_conformance!(PostgresDatabase::start());
 
@@ -297,8 +297,7 @@ async fn a_batch_of_fires_is_one_transaction_and_one_wake_up() {
     let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let mut admin = harness.admin().await;
-    sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
-    sqlx::query("SELECT pg_reload_conf()").execute(&mut admin).await.unwrap();
+    harness.autovacuum_off().await;
     let (a, b) = (
         register(&*store, "batch-a", OverlapPolicy::Allow).await,
         register(&*store, "batch-b", OverlapPolicy::Forbid).await,
@@ -342,8 +341,7 @@ async fn claim_and_complete_are_one_transaction_each() {
     let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let mut admin = harness.admin().await;
-    sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
-    sqlx::query("SELECT pg_reload_conf()").execute(&mut admin).await.unwrap();
+    harness.autovacuum_off().await;
     let job = unique_job("one-tx");
     let mut definition = register_params(&job, OverlapPolicy::Forbid);
     definition.policy = definition.policy.with_retry(
@@ -391,8 +389,7 @@ async fn complete_batch_judges_each_completion_in_one_transaction() {
     let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let mut admin = harness.admin().await;
-    sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
-    sqlx::query("SELECT pg_reload_conf()").execute(&mut admin).await.unwrap();
+    harness.autovacuum_off().await;
     let job = register(&*store, "batch-complete", OverlapPolicy::Allow).await;
     let base = past(&*store).await;
     let fires = (0..4).map(|i| fire(&job, base.saturating_add(Duration::from_secs(i)))).collect();
@@ -523,8 +520,7 @@ async fn a_claim_reads_only_what_it_claims_after_the_queue_was_analyzed_empty() 
     let harness = PostgresDatabase::start();
     let store = harness.store().await;
     let mut admin = harness.admin().await;
-    sqlx::query("ALTER SYSTEM SET autovacuum = off").execute(&mut admin).await.unwrap();
-    sqlx::query("SELECT pg_reload_conf()").execute(&mut admin).await.unwrap();
+    harness.autovacuum_off().await;
     let job = register(&*store, "burst", OverlapPolicy::Allow).await;
     let base = past(&*store).await;
     let record = |seconds: std::ops::Range<u64>| {
@@ -558,17 +554,17 @@ async fn a_claim_reads_only_what_it_claims_after_the_queue_was_analyzed_empty() 
     }
 
     sqlx::query("SET random_page_cost = 100").execute(&mut admin).await.unwrap();
-    sqlx::query("BEGIN").execute(&mut admin).await.unwrap();
-    let before = queue_blocks_read(&mut admin).await;
+    let mut tx = admin.begin().await.unwrap();
+    let before = queue_blocks_read(&mut tx).await;
     let started: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM baton_claim_executions('reader', 10, '{}', 10, 0) \
          WHERE status = 'running'",
     )
-    .fetch_one(&mut admin)
+    .fetch_one(&mut *tx)
     .await
     .unwrap();
-    let read = queue_blocks_read(&mut admin).await - before;
-    sqlx::query("COMMIT").execute(&mut admin).await.unwrap();
+    let read = queue_blocks_read(&mut tx).await - before;
+    tx.commit().await.unwrap();
     assert_eq!(started, 10);
     assert!(read < 200, "a claim of 10 read {read} blocks of the queue, which has about 1,100");
 }
