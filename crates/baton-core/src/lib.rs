@@ -6,10 +6,12 @@
 //! in-memory backend that is the reference implementation of those traits.
 
 pub mod action;
+pub mod claim;
 pub mod cluster;
 pub mod error;
 pub mod fence;
 pub mod job;
+pub mod layer;
 pub mod lease;
 pub mod memory;
 mod name;

@@ -16,6 +16,7 @@
 //! ```
 
 mod backend;
+mod claim;
 pub mod cluster;
 pub mod elector;
 pub mod metrics;

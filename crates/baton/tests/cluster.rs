@@ -7,16 +7,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use baton::cluster::{
     BatchJob, BatchState, Cluster, ClusterConfig, ClusterStore, JsonText, NodeId, Partition,
     PartitionContext, PartitionHandler, PartitionKey, PartitionSpec, PartitionState,
     PartitionedJob,
 };
-use baton::core::cluster::*;
+use baton::core::cluster::{
+    BatchListParams, Node, NodeListParams, NodeState, PartitionCheckpointParams,
+    PartitionListParams,
+};
+use baton::core::layer::{CallFuture, Layer, Layered};
 use baton::core::memory::{MemoryClusterStore, MemoryLeaseStore};
-use baton::core::{Error, ErrorKind, Page, Result};
-use baton::{ElectorConfig, FencingToken, HolderId, LeaseStore, StoreTime};
+use baton::core::{Error, ErrorKind, Result};
+use baton::{ElectorConfig, FencingToken, HolderId, LeaseStore};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
 
@@ -25,95 +28,25 @@ const PATIENCE: Duration = Duration::from_secs(20);
 /// The checkpoint every fresh partition saves first.
 const CHECKPOINT: &str = r#"{"row":500}"#;
 
-/// The in-memory store, whose every call fails while `cut` is set: one per node, over the
-/// one store all nodes share.
+/// A switch that fails every store call while `cut` is set: one per node, over the one
+/// store all nodes share.
+#[derive(Default)]
 struct Cuttable {
-    inner: Arc<MemoryClusterStore>,
     cut: AtomicBool,
 }
 
-impl Cuttable {
-    fn check(&self) -> Result<()> {
+impl Layer for Cuttable {
+    fn call<'a, T: Send + 'a>(
+        &'a self,
+        _op: &'static str,
+        call: CallFuture<'a, T>,
+    ) -> CallFuture<'a, T> {
         if self.cut.load(Ordering::SeqCst) {
-            return Err(Error::new(ErrorKind::Unavailable, "cut from the store"));
+            return Box::pin(async {
+                Err(Error::new(ErrorKind::Unavailable, "cut from the store"))
+            });
         }
-        Ok(())
-    }
-}
-
-#[async_trait]
-impl ClusterStore for Cuttable {
-    async fn node_register(&self, params: NodeRegisterParams) -> Result<Node> {
-        self.check()?;
-        self.inner.node_register(params).await
-    }
-    async fn node_heartbeat(&self, params: NodeHeartbeatParams) -> Result<NodeHeartbeatOutcome> {
-        self.check()?;
-        self.inner.node_heartbeat(params).await
-    }
-    async fn node_leave(&self, params: NodeLeaveParams) -> Result<Node> {
-        self.check()?;
-        self.inner.node_leave(params).await
-    }
-    async fn node_list(&self, params: NodeListParams) -> Result<Page<Node>> {
-        self.check()?;
-        self.inner.node_list(params).await
-    }
-    async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept> {
-        self.check()?;
-        self.inner.node_sweep(params).await
-    }
-    async fn node_changes(&self, params: NodeChangesParams) -> Result<Page<NodeChange>> {
-        self.check()?;
-        self.inner.node_changes(params).await
-    }
-    async fn batch_create(&self, params: BatchCreateParams) -> Result<BatchJob> {
-        self.check()?;
-        self.inner.batch_create(params).await
-    }
-    async fn batch_get(&self, id: i64) -> Result<Option<BatchJob>> {
-        self.check()?;
-        self.inner.batch_get(id).await
-    }
-    async fn batch_list(&self, params: BatchListParams) -> Result<Page<BatchJob>> {
-        self.check()?;
-        self.inner.batch_list(params).await
-    }
-    async fn batch_finish(&self, id: i64) -> Result<BatchJob> {
-        self.check()?;
-        self.inner.batch_finish(id).await
-    }
-    async fn partition_list(&self, params: PartitionListParams) -> Result<Page<Partition>> {
-        self.check()?;
-        self.inner.partition_list(params).await
-    }
-    async fn partition_claim(&self, params: PartitionClaimParams) -> Result<Vec<Partition>> {
-        self.check()?;
-        self.inner.partition_claim(params).await
-    }
-    async fn partition_checkpoint(&self, params: PartitionCheckpointParams) -> Result<Partition> {
-        self.check()?;
-        self.inner.partition_checkpoint(params).await
-    }
-    async fn partition_complete(&self, params: PartitionCompleteParams) -> Result<Partition> {
-        self.check()?;
-        self.inner.partition_complete(params).await
-    }
-    async fn partition_fail(&self, params: PartitionFailParams) -> Result<Partition> {
-        self.check()?;
-        self.inner.partition_fail(params).await
-    }
-    async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
-        self.check()?;
-        self.inner.partition_reassign(params).await
-    }
-    async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
-        self.check()?;
-        self.inner.subscribe_pending().await
-    }
-    async fn now(&self) -> Result<StoreTime> {
-        self.check()?;
-        self.inner.now().await
+        call
     }
 }
 
@@ -133,7 +66,9 @@ impl Stores {
 
     /// Starts a node named `id` with one job over its own cuttable view of the store.
     async fn node(&self, id: &str, unreachable: Duration, job: PartitionedJob) -> TestNode {
-        let store = Arc::new(Cuttable { inner: self.cluster.clone(), cut: AtomicBool::new(false) });
+        let store = Arc::new(Cuttable::default());
+        let inner: Arc<dyn ClusterStore> = self.cluster.clone();
+        let layered = Arc::new(Layered::new(inner, store.clone()));
         let mut config = ClusterConfig::new(NodeId::new(id).unwrap(), "test-host");
         config.heartbeat_interval = Duration::from_millis(100);
         config.unreachable_after = unreachable;
@@ -141,7 +76,7 @@ impl Stores {
         config.shutdown_grace = Duration::from_millis(200);
         config.elector =
             ElectorConfig::new(HolderId::new(id).unwrap()).with_ttl(Duration::from_secs(2));
-        let cluster = Cluster::builder(self.leases.clone(), store.clone())
+        let cluster = Cluster::builder(self.leases.clone(), layered)
             .config(config)
             .partitioned(job)
             .start()
@@ -501,4 +436,30 @@ async fn bad_partitions_and_unknown_jobs_are_refused_and_nothing_is_stored() {
         err.to_string(),
         "partitioned job rows registered twice: expected each job once per node"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stalled_node_sees_the_loss_before_its_next_write_and_stops_its_partition() {
+    let stores = Stores::new();
+    let (events, mut received) = mpsc::unbounded_channel();
+    // One node holding its one partition until told to stop; it may act 1.2 s after a
+    // confirmed heartbeat, and a gap of 400 ms without running is a stall.
+    let a = stores
+        .node("node-a", Duration::from_secs(2), rows(1, checkpointing("node-a", true, events)))
+        .await;
+    a.leads().await;
+    a.cluster.run(&"rows".parse().unwrap()).await.unwrap();
+    let Event::Checkpointed { ctx, .. } = next(&mut received, "the checkpoint").await else {
+        panic!("expected the partition to checkpoint first");
+    };
+    ctx.ensure_valid().unwrap();
+    // Moving the paused clock without letting any task run is what a SIGSTOP looks like.
+    tokio::time::advance(Duration::from_millis(500)).await;
+    let err = ctx.ensure_valid().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LeaseLost);
+    assert!(err.to_string().contains("stalled"), "{err}");
+    let Event::Stopped { .. } = next(&mut received, "the partition to stop").await else {
+        panic!("expected the partition to stop");
+    };
+    a.cluster.shutdown().await;
 }

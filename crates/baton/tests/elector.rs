@@ -5,43 +5,43 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use async_trait::async_trait;
+use baton::core::layer::{CallFuture, Layer, Layered};
 use baton::core::memory::MemoryLeaseStore;
-use baton::core::{
-    AcquireOutcome, AcquireParams, Capabilities, ForceReleaseParams, LeaseChanges, ReleaseParams,
-    RenewAllOutcome, RenewAllParams, RenewParams,
-};
+use baton::core::time::ManualClock;
+use baton::core::{AcquireOutcome, AcquireParams, ForceReleaseParams};
 use baton::{
-    Acquisition, ChangeReason, Elector, ElectorConfig, ErrorKind, HistoryParams, HolderId,
-    LeaderChange, Leadership, Lease, LeaseName, LeaseStore, Page, Result, StoreTime,
+    Acquisition, ChangeReason, Elector, ElectorConfig, Error, ErrorKind, HistoryParams, HolderId,
+    Leadership, LeaseName, LeaseStore, StoreTime,
 };
 use tokio::sync::watch;
 
-/// A lease store (the in-memory one unless given another) with switches that make renewals hang,
-/// like a cut network, and hold back subscriptions to its change feed.
-struct CuttableStore {
-    inner: Arc<dyn LeaseStore>,
+/// Switches around a lease store (the in-memory one unless given another): renewals that hang,
+/// like a cut network, acquisitions that time out before reaching the store, subscriptions to
+/// its change feed held back.
+struct Cuttable {
     renewals_hang: AtomicBool,
+    acquisitions_time_out: AtomicBool,
     renew_calls: AtomicUsize,
     subscriptions_held: watch::Sender<bool>,
     acquisitions_answered: watch::Sender<usize>,
 }
 
-impl Default for CuttableStore {
-    fn default() -> Self {
-        CuttableStore::over(Arc::new(MemoryLeaseStore::default()))
-    }
-}
-
-impl CuttableStore {
-    fn over(inner: Arc<dyn LeaseStore>) -> Self {
-        CuttableStore {
-            inner,
+impl Cuttable {
+    /// `inner` behind a new set of switches, all off.
+    fn over(inner: Arc<dyn LeaseStore>) -> (Arc<dyn LeaseStore>, Arc<Cuttable>) {
+        let cut = Arc::new(Cuttable {
             renewals_hang: AtomicBool::new(false),
+            acquisitions_time_out: AtomicBool::new(false),
             renew_calls: AtomicUsize::new(0),
             subscriptions_held: watch::Sender::new(false),
             acquisitions_answered: watch::Sender::new(0),
-        }
+        });
+        (Arc::new(Layered::new(inner, cut.clone())), cut)
+    }
+
+    /// The in-memory store behind a new set of switches.
+    fn memory() -> (Arc<dyn LeaseStore>, Arc<Cuttable>) {
+        Cuttable::over(Arc::new(MemoryLeaseStore::default()))
     }
 
     /// Resolves once `count` acquisitions were answered.
@@ -51,48 +51,36 @@ impl CuttableStore {
     }
 }
 
-#[async_trait]
-impl LeaseStore for CuttableStore {
-    async fn acquire(&self, params: AcquireParams) -> Result<AcquireOutcome> {
-        let outcome = self.inner.acquire(params).await;
-        self.acquisitions_answered.send_modify(|answered| *answered += 1);
-        outcome
-    }
-    async fn renew(&self, params: RenewParams) -> Result<Lease> {
-        self.inner.renew(params).await
-    }
-    async fn renew_all(&self, params: RenewAllParams) -> Result<RenewAllOutcome> {
-        self.renew_calls.fetch_add(1, Ordering::SeqCst);
-        if self.renewals_hang.load(Ordering::SeqCst) {
-            std::future::pending::<()>().await;
-        }
-        self.inner.renew_all(params).await
-    }
-    async fn release(&self, params: ReleaseParams) -> Result<bool> {
-        self.inner.release(params).await
-    }
-    async fn force_release(&self, params: ForceReleaseParams) -> Result<Option<Lease>> {
-        self.inner.force_release(params).await
-    }
-    async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {
-        self.inner.get(name).await
-    }
-    async fn list(&self) -> Result<Vec<Lease>> {
-        self.inner.list().await
-    }
-    async fn history(&self, params: HistoryParams) -> Result<Page<LeaderChange>> {
-        self.inner.history(params).await
-    }
-    async fn now(&self) -> Result<StoreTime> {
-        self.inner.now().await
-    }
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
-    }
-    async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {
-        let mut held = self.subscriptions_held.subscribe();
-        held.wait_for(|held| !*held).await.unwrap();
-        self.inner.subscribe().await
+impl Layer for Cuttable {
+    fn call<'a, T: Send + 'a>(
+        &'a self,
+        op: &'static str,
+        call: CallFuture<'a, T>,
+    ) -> CallFuture<'a, T> {
+        Box::pin(async move {
+            match op {
+                "lease_acquire" if self.acquisitions_time_out.load(Ordering::SeqCst) => {
+                    return Err(Error::new(ErrorKind::Timeout, "the acquisition timed out"));
+                }
+                "lease_acquire" => {
+                    let outcome = call.await;
+                    self.acquisitions_answered.send_modify(|answered| *answered += 1);
+                    return outcome;
+                }
+                "lease_renew_all" => {
+                    self.renew_calls.fetch_add(1, Ordering::SeqCst);
+                    if self.renewals_hang.load(Ordering::SeqCst) {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                "lease_subscribe" => {
+                    let mut held = self.subscriptions_held.subscribe();
+                    held.wait_for(|held| !*held).await.unwrap();
+                }
+                _ => {}
+            }
+            call.await
+        })
     }
 }
 
@@ -127,9 +115,9 @@ async fn a_held_lease_is_refused_and_handed_over_on_release() {
 #[tokio::test(start_paused = true)]
 async fn a_release_before_the_waiters_feed_is_subscribed_still_wakes_it() {
     let memory: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
-    let late = Arc::new(CuttableStore::over(memory.clone()));
+    let (late_store, late) = Cuttable::over(memory.clone());
     late.subscriptions_held.send_replace(true);
-    let (a, b) = (elector(memory, "a"), elector(late.clone(), "b"));
+    let (a, b) = (elector(memory, "a"), elector(late_store, "b"));
     let guard = a.acquire(&lease()).await.unwrap();
     let first_token = guard.token();
     let waiter = tokio::spawn(async move { b.acquire(&lease()).await.map(|g| g.token()) });
@@ -168,11 +156,11 @@ async fn a_lease_taken_away_in_the_store_cancels_the_guard() {
 
 #[tokio::test(start_paused = true)]
 async fn a_holder_cut_from_the_store_steps_down_at_its_deadline_before_expiry() {
-    let store = Arc::new(CuttableStore::default());
-    let a = elector(store.clone(), "a");
+    let (store, cut) = Cuttable::memory();
+    let a = elector(store, "a");
     let started = tokio::time::Instant::now();
     let guard = a.acquire(&lease()).await.unwrap();
-    store.renewals_hang.store(true, Ordering::SeqCst);
+    cut.renewals_hang.store(true, Ordering::SeqCst);
     guard.cancelled().await;
     let stepped_down_after = started.elapsed();
     let config = a.config();
@@ -250,8 +238,8 @@ async fn invalid_timing_is_rejected_before_anything_starts() {
 
 #[tokio::test(start_paused = true)]
 async fn one_renewal_call_per_interval_covers_every_held_lease() {
-    let store = Arc::new(CuttableStore::default());
-    let a = elector(store.clone(), "a");
+    let (store, cut) = Cuttable::memory();
+    let a = elector(store, "a");
     let mut guards = Vec::new();
     for i in 0..100 {
         guards.push(a.acquire(&format!("l{i}").parse().unwrap()).await.unwrap());
@@ -261,7 +249,7 @@ async fn one_renewal_call_per_interval_covers_every_held_lease() {
     for guard in &guards {
         guard.ensure_valid().unwrap();
     }
-    let calls = store.renew_calls.load(Ordering::SeqCst);
+    let calls = cut.renew_calls.load(Ordering::SeqCst);
     assert!(calls <= intervals as usize + 1, "{calls} renewal calls for 100 leases");
 }
 
@@ -305,4 +293,89 @@ async fn a_lone_campaign_leads_again_after_standing_aside() {
     let stood_aside = stepped.elapsed();
     assert!(stood_aside >= config.retry_period * 2, "back after {stood_aside:?}");
     assert!(stood_aside < config.ttl, "back after {stood_aside:?}");
+}
+
+/// A store judged by a clock the test moves, behind switches.
+fn store_with_clock() -> (Arc<dyn LeaseStore>, Arc<Cuttable>, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(StoreTime::from_millis(1_000_000)));
+    let memory = Arc::new(MemoryLeaseStore::with_clock(clock.clone()));
+    let (store, cut) = Cuttable::over(memory);
+    (store, cut, clock)
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_expired_record_naming_this_holder_is_not_a_term_after_an_unknown_outcome() {
+    let (store, cut, clock) = store_with_clock();
+    // An earlier term of holder a, left behind in the store and expired on its clock.
+    let params = AcquireParams {
+        name: lease(),
+        holder: HolderId::new("a").unwrap(),
+        ttl: Duration::from_secs(10),
+    };
+    let earlier = match store.acquire(params).await.unwrap() {
+        AcquireOutcome::Acquired { lease, .. } => lease.token,
+        other => panic!("expected acquired, got {other:?}"),
+    };
+    clock.advance(Duration::from_secs(11));
+    let (a, b) = (elector(store.clone(), "a"), elector(store.clone(), "b"));
+
+    // a's acquisition times out; reading back finds the expired record naming a.
+    cut.acquisitions_time_out.store(true, Ordering::SeqCst);
+    let err = a.try_acquire(&lease()).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
+    cut.acquisitions_time_out.store(false, Ordering::SeqCst);
+
+    // The lease is free on the store's clock, and b takes it: a has no term to act under.
+    let Acquisition::Acquired(guard) = b.try_acquire(&lease()).await.unwrap() else {
+        panic!("b must acquire the expired lease");
+    };
+    assert!(guard.token() > earlier);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_live_record_naming_this_holder_becomes_a_term_once_a_renewal_confirms_it() {
+    let (store, cut, _clock) = store_with_clock();
+    let a = elector(store.clone(), "a");
+    // The acquisition reaches the store, but its answer is lost.
+    let params =
+        AcquireParams { name: lease(), holder: HolderId::new("a").unwrap(), ttl: a.config().ttl };
+    store.acquire(params).await.unwrap();
+    cut.acquisitions_time_out.store(true, Ordering::SeqCst);
+    let sent = tokio::time::Instant::now();
+    let Acquisition::Acquired(guard) = a.try_acquire(&lease()).await.unwrap() else {
+        panic!("the confirmed record is a term");
+    };
+    guard.ensure_valid().unwrap();
+    assert!(guard.deadline() >= sent + a.config().renew_deadline);
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_last_elector_ends_every_term_it_owns() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store.clone(), "a");
+    let first = a.acquire(&lease()).await.unwrap();
+    let second = a.acquire(&"other".parse().unwrap()).await.unwrap().handle();
+    drop(a);
+    first.cancelled().await;
+    second.cancelled().await;
+    let err = second.ensure_valid().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::LeaseLost, "{err}");
+    // The leases are released for the next holder, without waiting for their TTL.
+    let b = elector(store, "b");
+    let taken = tokio::time::timeout(Duration::from_secs(1), b.acquire(&lease())).await;
+    taken.expect("released at once").unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn acquiring_a_lease_the_elector_already_holds_answers_at_once() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store, "a");
+    let guard = a.acquire(&lease()).await.unwrap();
+    let again = tokio::time::timeout(Duration::from_secs(1), a.acquire(&lease())).await;
+    let err = again.expect("answers at once").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("already held by this elector"), "{err}");
+    guard.ensure_valid().unwrap();
+    guard.release().await.unwrap();
+    a.acquire(&lease()).await.unwrap();
 }

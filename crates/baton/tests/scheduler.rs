@@ -220,3 +220,70 @@ async fn a_leader_that_steps_down_hands_the_scheduler_to_another_node() {
     a.shutdown().await;
     b.shutdown().await;
 }
+
+/// Records a manual trigger of `job`.
+async fn trigger(cluster: &Cluster, job: &str) {
+    let params = baton::core::job::TriggerParams {
+        job: job.parse().unwrap(),
+        fire_key: None,
+        scheduled_at: None,
+        trigger: Trigger::Manual,
+        claim_for: None,
+    };
+    cluster.jobs.trigger(params).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_panicking_handler_fails_its_execution_and_frees_the_job() {
+    let cluster = Cluster::new();
+    let runs = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let counted = runs.clone();
+    // Overlap is `forbid` by default: an execution left running would skip every later fire.
+    let job = Job::every("boom", Duration::from_secs(3600))
+        .handler(move |_ctx: JobContext| {
+            let run = counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async move {
+                assert!(run > 0, "the first run panics");
+                Ok::<(), String>(())
+            }
+        })
+        .unwrap();
+    let node = cluster.node("a", vec![job]).await;
+    trigger(&cluster, "boom").await;
+    let executions = cluster
+        .wait_for("boom", "the panic to fail", |e| count(e, ExecutionStatus::Failed) == 1)
+        .await;
+    let detail = executions[0].detail.clone().unwrap_or_default();
+    assert!(detail.contains("panicked") && detail.contains("the first run panics"), "{detail}");
+    trigger(&cluster, "boom").await;
+    cluster.wait_for("boom", "the next run", |e| count(e, ExecutionStatus::Succeeded) == 1).await;
+    node.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stalled_worker_sees_the_loss_before_its_next_write_and_its_handler_is_cancelled() {
+    let cluster = Cluster::new();
+    let (contexts, mut started) = tokio::sync::mpsc::unbounded_channel();
+    let job = Job::every("stalls", Duration::from_secs(3600))
+        .handler(move |ctx: JobContext| {
+            let _ = contexts.send(ctx.clone());
+            async move {
+                ctx.cancelled().await;
+                Ok::<(), String>(())
+            }
+        })
+        .unwrap();
+    let node = cluster.node("a", vec![job]).await;
+    trigger(&cluster, "stalls").await;
+    let ctx = started.recv().await.expect("the handler starts");
+    ctx.ensure_valid().unwrap();
+    // Moving the paused clock without letting any task run is what a SIGSTOP looks like:
+    // past the stall threshold (400 ms here), short of the claim's deadline (600 ms).
+    tokio::time::advance(Duration::from_millis(500)).await;
+    let err = ctx.ensure_valid().unwrap_err();
+    assert_eq!(err.kind(), baton::ErrorKind::LeaseLost);
+    assert!(err.to_string().contains("stalled"), "{err}");
+    // The watchdog then cancels the handler's work.
+    ctx.cancelled().await;
+    node.shutdown().await;
+}

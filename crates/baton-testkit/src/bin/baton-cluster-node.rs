@@ -42,10 +42,11 @@ use baton::cluster::{
     Cluster, ClusterConfig, ClusterStore, NodeId, PartitionContext, PartitionedJob,
 };
 use baton::core::JobName;
+use baton::core::layer::Layered;
 use baton::{ElectorConfig, Error, ErrorKind, HolderId, Leadership, LeaseStore};
 use baton_testkit::cluster_node::{self, CHECKPOINT_EVERY, Checkpoint, ITEM_WORK, JOB};
 use baton_testkit::faults::TTL;
-use baton_testkit::gate::{Gate, Gated};
+use baton_testkit::gate::Gate;
 use baton_testkit::item_ledger::{Commit, ItemLedger};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
@@ -70,8 +71,8 @@ async fn main() -> anyhow::Result<()> {
     }
     let backend = baton::connect(url).await?;
     let gate = Arc::new(Gate::default());
-    let leases: Arc<dyn LeaseStore> = Arc::new(Gated::new(backend.leases(), &gate));
-    let store: Arc<dyn ClusterStore> = Arc::new(Gated::new(backend.cluster(), &gate));
+    let leases: Arc<dyn LeaseStore> = Arc::new(Layered::new(backend.leases(), gate.clone()));
+    let store: Arc<dyn ClusterStore> = Arc::new(Layered::new(backend.cluster(), gate.clone()));
     let sink = Arc::new(Sink {
         ledger: ItemLedger::connect(url).await?,
         gate,

@@ -42,10 +42,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use baton::core::JobStore;
+use baton::core::layer::Layered;
 use baton::core::schedule::{OverlapPolicy, RetryPolicy};
 use baton::scheduler::{Job, JobContext, Scheduler, SchedulerConfig};
 use baton::{ElectorConfig, HolderId, LeaseName, LeaseStore};
-use baton_testkit::gate::{Gate, Gated};
+use baton_testkit::gate::Gate;
 use baton_testkit::job_ledger::{Append, JobLedger};
 use baton_testkit::node::{self, SLOW, TICK};
 use tokio::io::AsyncBufReadExt;
@@ -68,8 +69,8 @@ async fn main() -> anyhow::Result<()> {
     let backend = baton::connect(url).await?;
     backend.migrate().await?;
     let gate = Arc::new(Gate::default());
-    let leases: Arc<dyn LeaseStore> = Arc::new(Gated::new(backend.leases(), &gate));
-    let store: Arc<dyn JobStore> = Arc::new(Gated::new(backend.jobs(), &gate));
+    let leases: Arc<dyn LeaseStore> = Arc::new(Layered::new(backend.leases(), gate.clone()));
+    let store: Arc<dyn JobStore> = Arc::new(Layered::new(backend.jobs(), gate.clone()));
     let holder = HolderId::new(name.clone())?;
     let mut config = SchedulerConfig::new(ElectorConfig::new(holder.clone()).with_ttl(node::TTL));
     config.heartbeat_interval = node::HEARTBEAT_INTERVAL;

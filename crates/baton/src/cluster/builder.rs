@@ -66,6 +66,7 @@ impl ClusterBuilder {
             (Stage::new(&halt), Stage::new(&halt), Stage::new(&halt));
         claiming.spawn(|stop| worker.clone().claim_loop(stop));
         beating.spawn(|stop| worker.clone().heartbeat_loop(stop));
+        beating.spawn(|stop| worker.clone().enforce_claims(stop));
         let leader = Leader {
             store: self.store,
             jobs: jobs.clone(),

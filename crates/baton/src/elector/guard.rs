@@ -6,27 +6,29 @@ use baton_core::{FencingToken, LeaseName, Result};
 use tokio::time::Instant;
 
 use super::shared::Shared;
-use super::term::Term;
+use crate::claim::Claim;
 
 /// A cloneable view of one term of leadership, for tasks doing work under the lease.
 #[derive(Debug, Clone)]
 pub struct LeaderHandle {
-    pub(crate) term: Arc<Term>,
+    pub(crate) lease: LeaseName,
+    pub(crate) term: Arc<Claim>,
     pub(crate) shared: Arc<Shared>,
 }
 
 impl LeaderHandle {
     /// The lease held.
     pub fn lease(&self) -> &LeaseName {
-        &self.term.lease
+        &self.lease
     }
 
     /// The fencing token of this term; pass it with every write to a fenced resource.
     pub fn token(&self) -> FencingToken {
-        self.term.token
+        self.term.token()
     }
 
-    /// Resolves when the term ends: lost, past its deadline, stalled, released or shut down.
+    /// Resolves when the term ends: lost, past its deadline, stalled, released, or its
+    /// elector shut down or dropped.
     pub async fn cancelled(&self) {
         self.term.ended().await;
     }
@@ -46,7 +48,7 @@ impl LeaderHandle {
     /// held: call it before every write. Fails with `LeaseLost` once the term ended, the
     /// deadline passed or the process stalled.
     pub fn ensure_valid(&self) -> Result<()> {
-        self.term.ensure_valid(&self.shared.watchdog)
+        self.term.ensure_valid()
     }
 }
 
@@ -59,8 +61,8 @@ pub struct LeaderGuard {
 }
 
 impl LeaderGuard {
-    pub(crate) fn new(term: Arc<Term>, shared: Arc<Shared>) -> Self {
-        LeaderGuard { handle: LeaderHandle { term, shared }, released: false }
+    pub(crate) fn new(lease: LeaseName, term: Arc<Claim>, shared: Arc<Shared>) -> Self {
+        LeaderGuard { handle: LeaderHandle { lease, term, shared }, released: false }
     }
 
     /// A cloneable view of this term for other tasks.
@@ -72,7 +74,8 @@ impl LeaderGuard {
     /// store still considered this term the holder.
     pub async fn release(mut self) -> Result<bool> {
         self.released = true;
-        self.handle.shared.step_down(&self.handle.term, "released").await
+        let LeaderHandle { lease, term, shared } = &self.handle;
+        shared.step_down(lease, term, "released").await
     }
 }
 
@@ -87,7 +90,8 @@ impl std::ops::Deref for LeaderGuard {
 impl Drop for LeaderGuard {
     fn drop(&mut self) {
         if !self.released {
-            self.handle.shared.step_down_in_background(self.handle.term.clone(), "guard dropped");
+            let LeaderHandle { lease, term, shared } = &self.handle;
+            shared.step_down_in_background(lease.clone(), term.clone(), "guard dropped");
         }
     }
 }

@@ -2,35 +2,33 @@
 //!
 //! An [`Elector`] acts for one holder (one process incarnation) and may hold many leases. Every
 //! lease it holds is renewed by one store call per renew interval, whatever their number. Each
-//! acquisition starts a term with a local deadline on the monotonic clock (send time of the last
-//! successful acquire or renew plus the renew deadline); past it, or when the store reports the
-//! lease lost, or when the process stalled, the term ends and its [`LeaderGuard`] is cancelled,
-//! before any other contender can acquire the lease on the store's clock.
+//! acquisition starts a term, a claim of the claim runtime (see `docs/architecture.md`) with a local deadline
+//! on the monotonic clock (send time of the last confirmed acquire or renew plus the renew
+//! deadline); past it, or when the store reports the lease lost, or when the process stalled,
+//! or when the elector shuts down or is dropped, the term ends and its [`LeaderGuard`] is
+//! cancelled, before any other contender can acquire the lease on the store's clock.
 
 mod campaign;
 mod config;
 mod guard;
 mod renewer;
 mod shared;
-mod term;
 mod wakeups;
-mod watchdog;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use baton_core::{
-    AcquireOutcome, AcquireParams, Error, ErrorKind, HolderId, Lease, LeaseName, LeaseStore, Result,
+    AcquireOutcome, AcquireParams, Error, ErrorKind, HolderId, Lease, LeaseName, LeaseStore,
+    RenewParams, Result,
 };
 use tokio::time::Instant;
-use tokio_util::sync::DropGuard;
 
 pub(crate) use campaign::StepDown;
 pub use campaign::{Campaign, Leadership};
 pub use config::ElectorConfig;
 pub use guard::{LeaderGuard, LeaderHandle};
 use shared::Shared;
-use term::Term;
 
 /// The answer to [`Elector::try_acquire`].
 #[derive(Debug)]
@@ -42,12 +40,29 @@ pub enum Acquisition {
     Held(Lease),
 }
 
-/// Acquires and holds leases for one holder. Cheap to clone; background tasks stop when the
-/// last clone is dropped or on [`Elector::shutdown`].
+/// Acquires and holds leases for one holder. Cheap to clone.
+///
+/// The elector owns its terms: when the last clone is dropped (or on [`Elector::shutdown`]),
+/// every term ends, so every guard's and handle's cancellation fires, and the leases are
+/// released in the background; keep the elector alive for as long as the work done under its
+/// leases.
 #[derive(Debug, Clone)]
 pub struct Elector {
     shared: Arc<Shared>,
-    _stop_on_drop: Arc<DropGuard>,
+    _owner: Arc<Owner>,
+}
+
+/// Ends every term when the last clone of an elector is dropped.
+#[derive(Debug)]
+struct Owner(Arc<Shared>);
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        for (lease, term) in self.0.terms.all() {
+            self.0.step_down_in_background(lease, term, "the elector was dropped");
+        }
+        self.0.shutdown.cancel();
+    }
 }
 
 impl Elector {
@@ -57,9 +72,8 @@ impl Elector {
         config.validate()?;
         let shared = Arc::new(Shared::new(store, config));
         shared.tasks.spawn(renewer::run(shared.clone()));
-        shared.tasks.spawn(renewer::watch_for_stalls(shared.clone()));
-        let stop = shared.shutdown.clone().drop_guard();
-        Ok(Elector { shared, _stop_on_drop: Arc::new(stop) })
+        shared.tasks.spawn(renewer::enforce(shared.clone()));
+        Ok(Elector { _owner: Arc::new(Owner(shared.clone())), shared })
     }
 
     /// The holder this elector acts for.
@@ -80,43 +94,63 @@ impl Elector {
     /// One attempt: acquires the lease if it is free, or reports who holds it.
     ///
     /// An attempt whose outcome is unknown (the store timed out or went away mid-request) is
-    /// resolved by reading the lease back, never by retrying blindly.
+    /// resolved by reading the lease back, never by retrying blindly. A lease this elector
+    /// already holds is refused with `InvalidInput`: use the guard of that term.
     pub async fn try_acquire(&self, name: &LeaseName) -> Result<Acquisition> {
         self.ensure_running()?;
+        if let Some(term) = self.shared.terms.get(name).filter(|term| !term.is_ended()) {
+            return Err(Error::invalid_input(format!(
+                "lease {name} is already held by this elector (token {}): use the guard of \
+                 that term, or release it first",
+                term.token()
+            )));
+        }
         let params = AcquireParams {
             name: name.clone(),
             holder: self.shared.config.holder.clone(),
             ttl: self.shared.config.ttl,
         };
         let sent = Instant::now();
-        let attempt = self.bounded(self.shared.store.acquire(params)).await;
-        let lease = match attempt {
+        let (lease, sent) = match self.shared.store.acquire(params).await {
             Ok(AcquireOutcome::Acquired { lease, reason }) => {
                 tracing::info!(lease = %name, token = %lease.token, %reason, "acquired lease");
-                lease
+                (lease, sent)
             }
             Ok(AcquireOutcome::Held(lease)) => return Ok(Acquisition::Held(lease)),
             Ok(_) => return Err(Error::new(ErrorKind::Internal, "unexpected acquire outcome")),
             Err(err) if err.kind().outcome_unknown() => self.read_back(name, err).await?,
             Err(err) => return Err(err),
         };
-        let term = Arc::new(Term::new(
-            name.clone(),
-            lease.token,
-            sent + self.shared.config.renew_deadline,
-        ));
-        self.shared.insert(term.clone());
-        Ok(Acquisition::Acquired(LeaderGuard::new(term, self.shared.clone())))
+        let what = format!("lease {name}");
+        let term = self.shared.terms.hold(name.clone(), what, lease.token, sent, |_| ());
+        Ok(Acquisition::Acquired(LeaderGuard::new(name.clone(), term, self.shared.clone())))
     }
 
-    /// Resolves an acquisition of unknown outcome by reading the lease: it is ours only if the
-    /// store names this holder.
-    async fn read_back(&self, name: &LeaseName, original: Error) -> Result<Lease> {
-        match self.bounded(self.shared.store.get(name)).await {
-            Ok(Some(lease)) if lease.holder.as_ref() == Some(&self.shared.config.holder) => {
-                Ok(lease)
+    /// Resolves an acquisition of unknown outcome. A record naming this holder is only a
+    /// candidate: it may be expired, or left by a term this elector already ended. It becomes
+    /// a term only once a compare-and-set renewal under its token succeeds, judged on the
+    /// store's clock; the term's deadline counts from that renewal's send time. Answers the
+    /// lease and that send time, or the original error.
+    async fn read_back(&self, name: &LeaseName, original: Error) -> Result<(Lease, Instant)> {
+        let holder = &self.shared.config.holder;
+        let candidate = match self.shared.store.get(name).await {
+            Ok(Some(lease)) if lease.holder.as_ref() == Some(holder) => lease,
+            _ => return Err(original),
+        };
+        let params =
+            RenewParams { name: name.clone(), holder: holder.clone(), token: candidate.token };
+        let sent = Instant::now();
+        match self.shared.store.renew(params).await {
+            Ok(lease) => {
+                tracing::info!(lease = %name, token = %lease.token,
+                    "an acquisition of unknown outcome took effect: confirmed by a renewal");
+                Ok((lease, sent))
             }
-            _ => Err(original),
+            Err(err) => {
+                tracing::warn!(lease = %name, token = %candidate.token, %err,
+                    "a record naming this holder could not be renewed: not a term");
+                Err(original)
+            }
         }
     }
 
@@ -161,7 +195,7 @@ impl Elector {
         if !self.shared.store.capabilities().change_notification {
             return config.jittered_retry();
         }
-        match self.bounded(self.shared.store.now()).await {
+        match self.shared.store.now().await {
             Ok(now) => {
                 let spread = config.retry_period.mul_f64(config.jitter * fastrand::f64());
                 lease.expires_at.saturating_since(now) + spread
@@ -179,25 +213,14 @@ impl Elector {
     /// Graceful shutdown: ends every term (cancelling the work bound to it), releases every
     /// lease so the next holders take over at once, and stops the background tasks.
     pub async fn shutdown(&self) {
-        for term in self.shared.terms() {
-            if let Err(err) = self.shared.step_down(&term, "shutting down").await {
-                tracing::warn!(lease = %term.lease, %err, "release on shutdown failed");
+        for (lease, term) in self.shared.terms.all() {
+            if let Err(err) = self.shared.step_down(&lease, &term, "shutting down").await {
+                tracing::warn!(%lease, %err, "release on shutdown failed");
             }
         }
         self.shared.shutdown.cancel();
         self.shared.tasks.close();
         self.shared.tasks.wait().await;
-    }
-
-    /// Bounds a store call by the renew deadline, so a cut connection cannot hang a caller.
-    async fn bounded<T>(&self, call: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-        let limit = self.shared.config.renew_deadline;
-        tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
-            Err(Error::new(
-                ErrorKind::Timeout,
-                format!("the store did not answer within {limit:?}"),
-            ))
-        })
     }
 
     fn ensure_running(&self) -> Result<()> {

@@ -1,4 +1,5 @@
-//! The renew loop: one store call renews every held lease, and deadlines are enforced.
+//! The renew loop: one store call renews every held lease, each term's deadline follows the
+//! send time of its last confirmed renewal, and the enforcer ends terms past it.
 
 use std::sync::Arc;
 
@@ -6,104 +7,80 @@ use baton_core::RenewAllParams;
 use tokio::time::{Instant, sleep_until};
 
 use super::shared::Shared;
+use crate::claim;
 use crate::metrics::{RenewOutcome, lease_lost, lease_renewal};
 
 /// Runs until shutdown: renews all held leases every renew interval (every retry period after
-/// a failure), extends each term's deadline to the renewal's send time plus the renew
-/// deadline, and ends terms whose deadline passed or that the store reports lost.
+/// a failure), each call bounded by the earliest deadline it serves, and confirms each renewed
+/// term from the call's send time; ends the terms the store reports lost.
 pub(crate) async fn run(shared: Arc<Shared>) {
     let config = &shared.config;
     let mut next_renewal = Instant::now() + config.renew_interval;
     loop {
-        let terms = shared.terms();
-        let earliest_deadline = terms.iter().map(|t| t.deadline()).min();
-        let wake_at = earliest_deadline.map_or(next_renewal, |d| d.min(next_renewal));
         tokio::select! {
             () = shared.shutdown.cancelled() => return,
-            () = shared.held_changed.notified() => continue,
-            () = sleep_until(wake_at) => {}
+            () = sleep_until(next_renewal) => {}
         }
-        let now = Instant::now();
-        for term in terms.iter().filter(|t| t.deadline() <= now) {
-            tracing::warn!(lease = %term.lease, token = %term.token, "renew deadline passed, stepping down");
-            let shared = shared.clone();
-            let term = term.clone();
-            shared.tasks.clone().spawn(async move {
-                let _ = shared.step_down(&term, "the renew deadline passed").await;
-            });
-        }
-        if now < next_renewal {
+        let terms: Vec<_> =
+            shared.terms.all().into_iter().filter(|(_, term)| !term.is_ended()).collect();
+        let Some(earliest) = terms.iter().map(|(_, term)| term.deadline()).min() else {
+            next_renewal = Instant::now() + config.renew_interval;
             continue;
-        }
-        let terms: Vec<_> = shared.terms();
-        if terms.is_empty() {
-            next_renewal = now + config.renew_interval;
-            continue;
-        }
+        };
         let sent = Instant::now();
         let params = RenewAllParams {
             holder: config.holder.clone(),
-            leases: terms.iter().map(|t| (t.lease.clone(), t.token)).collect(),
+            leases: terms.iter().map(|(lease, term)| (lease.clone(), term.token())).collect(),
         };
-        let budget = terms
-            .iter()
-            .map(|t| t.deadline())
-            .min()
-            .unwrap_or(sent)
-            .max(sent + config.retry_period);
         let outcome = tokio::select! {
             () = shared.shutdown.cancelled() => return,
-            outcome = tokio::time::timeout_at(budget, shared.store.renew_all(params)) => outcome,
+            outcome = claim::until(earliest, "lease_renew_all", shared.store.renew_all(params)) => outcome,
         };
         match outcome {
-            Ok(Ok(outcome)) => {
+            Ok(outcome) => {
                 lease_renewal(sent.elapsed(), RenewOutcome::Renewed);
-                let extended_to = sent + config.renew_deadline;
                 for lease in &outcome.renewed {
-                    if let Some(term) =
-                        terms.iter().find(|t| t.lease == lease.name && t.token == lease.token)
-                    {
-                        term.extend(extended_to);
+                    let renewed = terms
+                        .iter()
+                        .find(|(name, term)| *name == lease.name && term.token() == lease.token);
+                    if let Some((_, term)) = renewed {
+                        term.confirm(sent);
                     }
                 }
                 for name in &outcome.lost {
-                    if let Some(term) = terms.iter().find(|t| &t.lease == name) {
-                        tracing::warn!(lease = %name, token = %term.token, "lease lost");
+                    if let Some((_, term)) = terms.iter().find(|(lease, _)| lease == name) {
+                        tracing::warn!(lease = %name, token = %term.token(), "lease lost");
                         lease_lost(name.as_str());
-                        shared.end(term, "the store no longer lists this process as the holder");
+                        shared.terms.end(
+                            name,
+                            term,
+                            "the store no longer lists this process as the holder",
+                        );
                     }
                 }
                 next_renewal = sent + config.renew_interval;
             }
-            Ok(Err(err)) => {
-                lease_renewal(sent.elapsed(), RenewOutcome::Failed);
+            Err(err) => {
+                let outcome = if err.kind() == baton_core::ErrorKind::Timeout {
+                    RenewOutcome::TimedOut
+                } else {
+                    RenewOutcome::Failed
+                };
+                lease_renewal(sent.elapsed(), outcome);
                 tracing::warn!(%err, "renewing leases failed, retrying");
-                next_renewal = Instant::now() + config.retry_period;
-            }
-            Err(_) => {
-                lease_renewal(sent.elapsed(), RenewOutcome::TimedOut);
-                tracing::warn!("renewing leases timed out, retrying");
                 next_renewal = Instant::now() + config.retry_period;
             }
         }
     }
 }
 
-/// Runs until shutdown: ticks the stall watchdog and steps down from every term when the
-/// process did not run for longer than the threshold.
-pub(crate) async fn watch_for_stalls(shared: Arc<Shared>) {
-    let period = shared.watchdog.period();
-    loop {
-        tokio::select! {
-            () = shared.shutdown.cancelled() => return,
-            () = tokio::time::sleep(period) => {}
-        }
-        if let Some(stall) = shared.watchdog.tick(Instant::now()) {
-            for term in shared.terms() {
-                tracing::warn!(lease = %term.lease, ?stall, "process stalled, stepping down");
-                let _ =
-                    shared.step_down(&term, &format!("the process stalled for {stall:?}")).await;
-            }
-        }
-    }
+/// Runs until shutdown: ends each term at its deadline and every term when the process
+/// stalled, and releases their leases so that the next holder need not wait for the TTL.
+pub(crate) async fn enforce(shared: Arc<Shared>) {
+    shared
+        .terms
+        .enforce(|lease, term, _| {
+            shared.step_down_in_background(lease, term, "the term ended");
+        })
+        .await;
 }

@@ -1,30 +1,29 @@
 //! State shared by an elector, its guards and its background tasks.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
+use baton_core::layer::Layered;
 use baton_core::{LeaseName, LeaseStore, ReleaseParams, Result};
-use tokio::sync::{Notify, broadcast};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::config::ElectorConfig;
-use super::term::Term;
-use super::watchdog::Watchdog;
+use crate::claim::{Claim, Claims, TimeLimit};
 
 pub(crate) struct Shared {
+    /// The store, every call bounded by the renew deadline.
     pub(crate) store: Arc<dyn LeaseStore>,
     pub(crate) config: ElectorConfig,
-    /// The terms this process currently holds, by lease.
-    held: Mutex<HashMap<LeaseName, Arc<Term>>>,
-    /// Wakes the renewer when the set of held terms changes.
-    pub(crate) held_changed: Notify,
-    pub(crate) watchdog: Watchdog,
+    /// The terms this process holds, by lease: each a claim that may act until the send time
+    /// of its last confirmed acquire or renew plus the renew deadline.
+    pub(crate) terms: Claims<LeaseName>,
     /// Names of leases the store reported released, fed by the wake-up listener; `None` each
     /// time its feed is (re)subscribed, since a release before that went unseen.
     pub(crate) released: broadcast::Sender<Option<LeaseName>>,
     pub(crate) listener_started: OnceLock<()>,
-    /// Cancelled on shutdown; every background task stops with it.
+    /// Cancelled on shutdown or when the last elector is dropped; every term and every
+    /// background task stops with it.
     pub(crate) shutdown: CancellationToken,
     pub(crate) tasks: TaskTracker,
 }
@@ -37,68 +36,49 @@ impl std::fmt::Debug for Shared {
 
 impl Shared {
     pub(crate) fn new(store: Arc<dyn LeaseStore>, config: ElectorConfig) -> Self {
+        let shutdown = CancellationToken::new();
         Shared {
-            watchdog: Watchdog::new(config.stall_threshold),
-            store,
+            store: Arc::new(Layered::new(store, TimeLimit(config.renew_deadline))),
+            terms: Claims::new(config.renew_deadline, config.stall_threshold, shutdown.clone()),
             config,
-            held: Mutex::default(),
-            held_changed: Notify::new(),
             released: broadcast::channel(256).0,
             listener_started: OnceLock::new(),
-            shutdown: CancellationToken::new(),
+            shutdown,
             tasks: TaskTracker::new(),
-        }
-    }
-
-    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<LeaseName, Arc<Term>>> {
-        self.held.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    pub(crate) fn insert(&self, term: Arc<Term>) {
-        self.held().insert(term.lease.clone(), term);
-        self.held_changed.notify_one();
-    }
-
-    /// Every term held right now.
-    pub(crate) fn terms(&self) -> Vec<Arc<Term>> {
-        self.held().values().cloned().collect()
-    }
-
-    /// Ends a term and forgets it, without touching the store.
-    pub(crate) fn end(&self, term: &Term, reason: &str) {
-        term.end(reason);
-        let mut held = self.held();
-        if held.get(&term.lease).is_some_and(|current| current.token == term.token) {
-            held.remove(&term.lease);
         }
     }
 
     /// Ends a term and releases its lease in the store so the next contender can start at
     /// once. Work bound to the term is cancelled before the release is sent.
-    pub(crate) async fn step_down(&self, term: &Term, reason: &str) -> Result<bool> {
-        self.end(term, reason);
+    pub(crate) async fn step_down(
+        &self,
+        lease: &LeaseName,
+        term: &Claim,
+        reason: &str,
+    ) -> Result<bool> {
+        self.terms.end(lease, term, reason);
         let params = ReleaseParams {
-            name: term.lease.clone(),
+            name: lease.clone(),
             holder: self.config.holder.clone(),
-            token: term.token,
+            token: term.token(),
         };
-        match tokio::time::timeout(self.config.renew_deadline, self.store.release(params)).await {
-            Ok(outcome) => outcome,
-            Err(_) => Err(baton_core::Error::new(
-                baton_core::ErrorKind::Timeout,
-                format!("releasing lease {} timed out; it will expire by its TTL", term.lease),
-            )),
-        }
+        self.store.release(params).await
     }
 
-    /// [`Shared::step_down`] from synchronous code (a drop), on the current runtime if any.
-    pub(crate) fn step_down_in_background(self: &Arc<Self>, term: Arc<Term>, reason: &'static str) {
-        self.end(&term, reason);
+    /// [`Shared::step_down`] from synchronous code (a drop, the enforcer), on the current
+    /// runtime if any; a release that fails leaves the lease to expire by its TTL.
+    pub(crate) fn step_down_in_background(
+        self: &Arc<Self>,
+        lease: LeaseName,
+        term: Arc<Claim>,
+        reason: &'static str,
+    ) {
+        self.terms.end(&lease, &term, reason);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let shared = self.clone();
             runtime.spawn(self.tasks.track_future(async move {
-                if let Err(err) = shared.step_down(&term, reason).await {
-                    tracing::warn!(lease = %term.lease, %err, "release after drop failed");
+                if let Err(err) = shared.step_down(&lease, &term, reason).await {
+                    tracing::warn!(%lease, %err, "release failed; the lease expires by its TTL");
                 }
             }));
         }

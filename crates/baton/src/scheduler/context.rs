@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use baton_core::job::{MAX_OUTPUT_BYTES, output_tail};
 use baton_core::schedule::JobName;
-use baton_core::{Execution, FencingToken, StoreTime, Trigger};
+use baton_core::{Execution, FencingToken, Result, StoreTime, Trigger};
 use tokio_util::sync::CancellationToken;
+
+use crate::claim::Claim;
 
 /// The execution a handler runs: its identity, its fencing token and its cancellation.
 ///
@@ -20,7 +22,7 @@ pub struct JobContext {
     pub(crate) scheduled_at: StoreTime,
     pub(crate) attempt: u32,
     pub(crate) trigger: Trigger,
-    pub(crate) token: FencingToken,
+    pub(crate) claim: Arc<Claim>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) cancel: CancellationToken,
     pub(crate) output: OutputSlot,
@@ -32,7 +34,7 @@ pub(crate) type OutputSlot = Arc<Mutex<Option<String>>>;
 impl JobContext {
     pub(crate) fn new(
         execution: &Execution,
-        token: FencingToken,
+        claim: Arc<Claim>,
         timeout: Option<Duration>,
         cancel: CancellationToken,
     ) -> Self {
@@ -42,7 +44,7 @@ impl JobContext {
             scheduled_at: execution.scheduled_at,
             attempt: execution.attempt,
             trigger: execution.trigger,
-            token,
+            claim,
             timeout,
             cancel,
             output: OutputSlot::default(),
@@ -76,7 +78,15 @@ impl JobContext {
 
     /// This attempt's fencing token.
     pub fn token(&self) -> FencingToken {
-        self.token
+        self.claim.token()
+    }
+
+    /// Checks right now, without a store call, that this attempt may still act: its node
+    /// confirmed it recently enough, it was not lost and the process did not stall. Call it
+    /// before every external write; it fails with `LeaseLost` once the handler must stop
+    /// acting (a retry may soon run elsewhere).
+    pub fn ensure_valid(&self) -> Result<()> {
+        self.claim.ensure_valid()
     }
 
     /// The job's timeout, after which the handler is cancelled.
@@ -84,7 +94,8 @@ impl JobContext {
         self.timeout
     }
 
-    /// Resolves when the handler must stop: timeout, cancellation, lost heartbeat or shutdown.
+    /// Resolves when the handler must stop: timeout, cancellation, lost claim (a heartbeat
+    /// refused, its deadline passed, a stall) or shutdown.
     pub async fn cancelled(&self) {
         self.cancel.cancelled().await;
     }

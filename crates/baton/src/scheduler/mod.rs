@@ -93,6 +93,7 @@ impl SchedulerBuilder {
         tasks.spawn(worker.clone().claim_loop(stop.clone()));
         tasks.spawn(worker.clone().completion_loop(outcomes));
         tasks.spawn(worker.clone().heartbeat_loop(beating.clone()));
+        tasks.spawn(worker.clone().enforce_claims());
         let (store, config, leading) = (self.store.clone(), self.config.clone(), stop.clone());
         tasks.spawn(async move {
             loop {

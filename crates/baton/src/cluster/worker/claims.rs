@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use baton_core::Result;
 use baton_core::cluster::PartitionClaimParams;
-use tokio::time::sleep;
+use tokio::time::{Instant, sleep};
 use tokio_util::sync::CancellationToken;
 
 use super::Worker;
@@ -67,10 +67,11 @@ impl Worker {
             limit: u32::try_from(asked).unwrap_or(u32::MAX),
             jobs: self.jobs.keys().cloned().collect(),
         };
+        let sent = Instant::now();
         let claimed = self.store.partition_claim(params).await?;
         let full = claimed.len() >= asked;
         for partition in claimed {
-            self.start(partition, token);
+            self.start(partition, token, sent);
         }
         Ok(full)
     }

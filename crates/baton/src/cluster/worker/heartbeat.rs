@@ -4,26 +4,31 @@
 use std::sync::Arc;
 
 use baton_core::cluster::{NodeHeartbeatParams, PartitionBeat};
-use baton_core::{Error, ErrorKind, Result};
-use tokio::time::{Instant, sleep_until, timeout_at};
+use baton_core::{ErrorKind, Result};
+use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
-use super::{StopReason, Worker};
+use super::Worker;
+use crate::claim;
 
 impl Worker {
     /// Heartbeats every interval until `stop` fires. Partitions the store reports lost are
     /// stopped; the incarnation is given up (every partition stopped, then a new registration)
-    /// when the store fences it or when no heartbeat was confirmed within the deadline, so
-    /// that the node stops before its partitions can move elsewhere (I3).
+    /// when the store fences it, when no heartbeat was confirmed within the deadline, or when
+    /// the process stalled, so that the node stops before its partitions can move elsewhere
+    /// (I3).
     pub(crate) async fn heartbeat_loop(self: Arc<Self>, stop: CancellationToken) {
         let mut next = Instant::now() + self.config.heartbeat_interval;
         loop {
             let deadline = self.deadline(&self.local());
-            tokio::select! {
+            let stalled = tokio::select! {
                 () = stop.cancelled() => return,
-                () = sleep_until(next.min(deadline)) => {}
-            }
-            if Instant::now() >= deadline {
+                () = sleep_until(next.min(deadline)) => false,
+                () = self.stalled.notified() => true,
+            };
+            if stalled {
+                self.reincarnate(&stop, "the process stalled").await;
+            } else if Instant::now() >= deadline {
                 self.reincarnate(&stop, "no heartbeat was confirmed within the deadline").await;
             } else {
                 match self.beat(deadline).await {
@@ -38,34 +43,42 @@ impl Worker {
         }
     }
 
-    /// One heartbeat, abandoned at the deadline; confirms the incarnation from the send time.
+    /// One heartbeat, abandoned at the deadline; confirms the incarnation and the partitions it
+    /// carried from the send time.
     async fn beat(&self, deadline: Instant) -> Result<()> {
-        let params = {
+        let (params, carried) = {
             let local = self.local();
-            let partitions = local.running.iter().map(|(id, running)| PartitionBeat {
+            let held = self.partitions.lock();
+            let live = held.iter().filter(|(_, held)| !held.claim.is_ended());
+            let carried: Vec<_> = live.map(|(id, held)| (*id, held.claim.clone())).collect();
+            let partitions = carried.iter().map(|(id, claim)| PartitionBeat {
                 id: *id,
-                token: running.token,
-                progress: running.progress,
+                token: claim.token(),
+                progress: held.get(id).map_or(0, |held| held.state.progress),
             });
-            NodeHeartbeatParams {
+            let params = NodeHeartbeatParams {
                 node: self.node().clone(),
                 token: local.token,
-                load: u32::try_from(local.running.len()).unwrap_or(u32::MAX),
+                load: u32::try_from(held.len()).unwrap_or(u32::MAX),
                 partitions: partitions.collect(),
-            }
+            };
+            (params, carried)
         };
         let sent = Instant::now();
         let outcome =
-            timeout_at(deadline, self.store.node_heartbeat(params)).await.map_err(|_| {
-                Error::new(ErrorKind::Timeout, "no answer to the heartbeat by the deadline")
-            })??;
+            claim::until(deadline, "node_heartbeat", self.store.node_heartbeat(params)).await?;
         {
             let mut local = self.local();
             local.confirmed = local.confirmed.max(sent);
         }
+        for (id, claim) in &carried {
+            if !outcome.lost.contains(id) {
+                claim.confirm(sent);
+            }
+        }
         if !outcome.lost.is_empty() {
             tracing::debug!(partitions = ?outcome.lost, "partitions no longer held: stopping them");
-            self.stop(&outcome.lost, StopReason::Lost);
+            self.end(&outcome.lost, "the store no longer has it claimed under this token");
         }
         Ok(())
     }

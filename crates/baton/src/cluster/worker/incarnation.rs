@@ -1,43 +1,48 @@
 //! The node's incarnation in the store: its registration, giving it up when the store fences
 //! it or its heartbeats go unconfirmed, registering anew, and leaving.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use baton_core::Result;
 use baton_core::cluster::{ClusterStore, NodeLeaveParams};
+use baton_core::layer::Layered;
 use tokio::sync::{Notify, watch};
 use tokio::time::{Instant, sleep};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::{Jobs, Local, StopReason, Worker};
+use super::{Jobs, Local, Worker};
+use crate::claim::{Claims, TimeLimit};
 use crate::cluster::ClusterConfig;
 
 impl Worker {
     /// Registers this node as a new incarnation and answers its worker; `halt` stops every
-    /// partition it will run.
+    /// partition it will run. Every call to the store is bounded by the time the node may act
+    /// after a confirmed heartbeat.
     pub(crate) async fn register(
         store: Arc<dyn ClusterStore>,
         config: ClusterConfig,
         jobs: Arc<Jobs>,
         halt: CancellationToken,
     ) -> Result<Self> {
+        let store: Arc<dyn ClusterStore> =
+            Arc::new(Layered::new(store, TimeLimit(config.act_for())));
         let sent = Instant::now();
         let node = store.node_register(config.registration()).await?;
         tracing::info!(node = %node.id, token = %node.token, "node registered");
-        let local =
-            Local { token: node.token, confirmed: sent, fenced: false, running: HashMap::new() };
+        let local = Local { token: node.token, confirmed: sent, fenced: false };
+        let partitions = Claims::new(config.act_for(), config.elector.stall_threshold, halt);
         Ok(Worker {
             store,
             config,
             jobs,
             local: Mutex::new(local),
+            partitions,
             count: watch::Sender::new(0),
             batches: Mutex::default(),
-            halt,
             handlers: TaskTracker::new(),
             nudge: Notify::new(),
+            stalled: Notify::new(),
         })
     }
 
@@ -49,7 +54,9 @@ impl Worker {
         {
             let mut local = self.local();
             local.fenced = true;
-            local.running.values_mut().for_each(|r| r.stop(StopReason::Fenced));
+            for (_, claim) in self.partitions.all() {
+                claim.end(format!("its node gave up its incarnation: {why}"));
+            }
         }
         tracing::warn!(node = %self.node(), why,
             "giving up this incarnation: stopping its partitions, then registering again");

@@ -23,41 +23,25 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::{ClusterConfig, PartitionedJob};
+use crate::claim::{Claims, Ending};
 
 /// The partitioned jobs a node runs, by name.
 pub(crate) type Jobs = HashMap<JobName, PartitionedJob>;
 
-/// Why a running partition was told to stop. A partition told to stop never records an
-/// outcome: it was moved, or it is handed over by the node's next registration or its leave.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StopReason {
-    /// The store no longer has it claimed under its token.
-    Lost,
-    /// The node's incarnation is fenced, or no heartbeat was confirmed in time.
-    Fenced,
-    /// The node is shutting down and the grace period is over.
-    ShuttingDown,
-}
-
-/// A partition this node runs, from its claim until its outcome is recorded.
+/// What the worker keeps beside the claim of a partition it runs, from its claim until its
+/// outcome is recorded. A partition whose claim ended (lost, fenced, past its deadline,
+/// stalled) never records an outcome: it was moved, or it is handed over by the node's next
+/// registration or its leave.
 struct Running {
-    token: FencingToken,
-    cancel: CancellationToken,
-    reason: Option<StopReason>,
+    /// Tells the handler to stop: a child of the claim's cancellation, also fired when a
+    /// shutdown's grace is over.
+    stop: CancellationToken,
     /// Units of work done, as last reported; heartbeats carry it.
     progress: u64,
 }
 
-impl Running {
-    /// Tells the partition to stop; the first reason given is kept.
-    fn stop(&mut self, reason: StopReason) {
-        self.reason.get_or_insert(reason);
-        self.cancel.cancel();
-    }
-}
-
-/// What the node knows of itself, behind one lock so that a partition starts either before
-/// a fence (and is stopped by it) or not at all.
+/// What the node knows of its incarnation, behind one lock taken before the partitions' (so
+/// that a partition starts either before a fence, and is stopped by it, or not at all).
 struct Local {
     /// The token of the current incarnation.
     token: FencingToken,
@@ -66,7 +50,6 @@ struct Local {
     confirmed: Instant,
     /// Set from the moment the incarnation is given up until the next one is registered.
     fenced: bool,
-    running: HashMap<i64, Running>,
 }
 
 /// The state the worker's tasks share.
@@ -75,16 +58,19 @@ pub(crate) struct Worker {
     config: ClusterConfig,
     jobs: Arc<Jobs>,
     local: Mutex<Local>,
+    /// The partitions this node runs, by id: claims of the claim runtime, ended when the node
+    /// is dropped.
+    partitions: Claims<i64, Running>,
     /// How many partitions run; claims wait on it for a free slot, fencing for none.
     count: watch::Sender<usize>,
     /// The job of each batch seen, so that a claimed partition finds its handler.
     batches: Mutex<HashMap<i64, JobName>>,
-    /// Fires when the node is dropped: every partition stops.
-    halt: CancellationToken,
     handlers: TaskTracker,
     /// Signalled when this node created a batch, so that its claim loop looks at once rather
     /// than at the next heartbeat interval.
     nudge: Notify,
+    /// Signalled when the process stalled: the incarnation is given up.
+    stalled: Notify,
 }
 
 impl Worker {
@@ -123,18 +109,34 @@ impl Worker {
         self.acting(&local).then_some(local.token)
     }
 
-    fn stop(&self, ids: &[i64], reason: StopReason) {
-        let mut local = self.local();
+    /// Ends the claims of the partitions `ids`: their handlers stop and record nothing.
+    fn end(&self, ids: &[i64], reason: &str) {
+        let claims = self.partitions.lock();
         for id in ids {
-            if let Some(running) = local.running.get_mut(id) {
-                running.stop(reason);
+            if let Some(held) = claims.get(id) {
+                held.claim.end(reason);
             }
         }
     }
 
+    /// Runs until `stop` fires: stops each partition at its claim's deadline, and on a stall
+    /// of the process every partition, and then gives up the incarnation.
+    pub(crate) async fn enforce_claims(self: Arc<Self>, stop: CancellationToken) {
+        let on_end = |_, _, ending| {
+            if let Ending::Stall(_) = ending {
+                self.stalled.notify_one();
+            }
+        };
+        tokio::select! {
+            () = stop.cancelled() => {}
+            () = self.partitions.enforce(on_end) => {}
+        }
+    }
+
     /// Checks right now that the partition `id` may still act under `token`: the node is
-    /// within its deadline and not fenced, and the partition was not lost. `LeaseLost`
-    /// otherwise. A partition stopped by a shutdown may still act until it returns.
+    /// within its deadline and not fenced, the partition was not lost and the process did not
+    /// stall. `LeaseLost` otherwise. A partition stopped by a shutdown may still act until it
+    /// returns.
     pub(crate) fn ensure_valid(&self, id: i64, token: FencingToken) -> Result<()> {
         let local = self.local();
         if !self.acting(&local) {
@@ -144,27 +146,22 @@ impl Worker {
                 self.config.act_for()
             )));
         }
-        match local.running.get(&id) {
-            Some(running)
-                if running.token == token
-                    && !matches!(running.reason, Some(StopReason::Lost | StopReason::Fenced)) =>
-            {
-                Ok(())
-            }
+        match self.partitions.get(&id) {
+            Some(claim) if claim.token() == token => claim.ensure_valid(),
             _ => Err(partition_lost(id, token)),
         }
     }
 
     /// Records the progress of a running partition, for the next heartbeat.
     pub(crate) fn set_progress(&self, id: i64, progress: u64) {
-        if let Some(running) = self.local().running.get_mut(&id) {
-            running.progress = progress;
+        if let Some(held) = self.partitions.lock().get_mut(&id) {
+            held.state.progress = progress;
         }
     }
 
     /// Marks a partition as lost: the store refused a write under its token.
     pub(crate) fn lost(&self, id: i64) {
-        self.stop(&[id], StopReason::Lost);
+        self.end(&[id], "the store refused a write under its token");
     }
 
     /// The store this worker writes to.
@@ -178,7 +175,7 @@ impl Worker {
         self.handlers.close();
         let grace = self.config.shutdown_grace;
         if tokio::time::timeout(grace, self.handlers.wait()).await.is_err() {
-            self.local().running.values_mut().for_each(|r| r.stop(StopReason::ShuttingDown));
+            self.partitions.lock().values().for_each(|held| held.state.stop.cancel());
             self.handlers.wait().await;
         }
     }

@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use baton_core::FencingToken;
 use baton_core::cluster::{Partition, PartitionCompleteParams, PartitionFailParams};
-use tokio::time::sleep;
+use tokio::time::{Instant, sleep};
 use tokio_util::sync::CancellationToken;
 
 use super::{Running, Worker};
+use crate::claim;
 use crate::cluster::{PartitionContext, PartitionResult, PartitionedJob};
 
 /// The most batches whose job a worker remembers; past it, it forgets them all and reads
@@ -16,41 +17,46 @@ use crate::cluster::{PartitionContext, PartitionResult, PartitionedJob};
 const KNOWN_BATCHES: usize = 1024;
 
 impl Worker {
-    /// Starts a partition claimed by the incarnation `under`, unless that incarnation was
-    /// given up meanwhile: its successor's registration hands the partition over.
-    pub(super) fn start(self: &Arc<Self>, partition: Partition, under: FencingToken) {
+    /// Starts a partition claimed by the incarnation `under` in a call sent at `sent`, unless
+    /// that incarnation was given up meanwhile: its successor's registration hands the
+    /// partition over.
+    pub(super) fn start(
+        self: &Arc<Self>,
+        partition: Partition,
+        under: FencingToken,
+        sent: Instant,
+    ) {
         let Some(token) = partition.token else {
             tracing::error!(partition = partition.id, "a claimed partition has no token");
             return;
         };
-        let cancel = self.halt.child_token();
-        {
-            let mut local = self.local();
+        let (id, progress) = (partition.id, partition.progress);
+        let (claim, cancel) = {
+            let local = self.local();
             if local.fenced || local.token != under {
                 tracing::info!(
-                    partition = partition.id,
+                    partition = id,
                     "not starting a partition claimed by an incarnation given up since"
                 );
                 return;
             }
-            let running = Running {
-                token,
-                cancel: cancel.clone(),
-                reason: None,
-                progress: partition.progress,
-            };
-            local.running.insert(partition.id, running);
-            self.count.send_replace(local.running.len());
-        }
+            let what = format!("partition {id}");
+            let claim = self.partitions.hold(id, what, token, sent, |claim| Running {
+                stop: claim.cancellation().child_token(),
+                progress,
+            });
+            let held = self.partitions.lock();
+            self.count.send_replace(held.len());
+            let Some(cancel) = held.get(&id).map(|held| held.state.stop.clone()) else { return };
+            (claim, cancel)
+        };
         let worker = self.clone();
         self.handlers.spawn(async move {
-            let id = partition.id;
             if let Some(outcome) = worker.execute(partition, token, &cancel).await {
                 worker.record(id, token, outcome, &cancel).await;
             }
-            let mut local = worker.local();
-            local.running.remove(&id);
-            worker.count.send_replace(local.running.len());
+            worker.partitions.forget(&id, &claim);
+            worker.count.send_replace(worker.partitions.lock().len());
         });
     }
 
@@ -69,27 +75,20 @@ impl Worker {
             Err(why) => return Some(Err(why)),
         };
         let ctx = PartitionContext::new(self.clone(), job.name, partition, token, cancel.clone());
-        // A task of its own, so that a panic fails the partition instead of losing it.
-        let mut handler = self.handlers.spawn(job.handler.run(ctx));
+        // Panic-isolated, so that a panic fails the partition instead of losing it.
+        let mut handler = claim::isolated(&self.handlers, job.handler.run(ctx));
         let returned = tokio::select! {
-            joined = &mut handler => Some(joined),
+            joined = handler.join() => Some(joined),
             () = cancel.cancelled() => None,
         };
         match returned {
             Some(joined) if !cancel.is_cancelled() => {
-                return Some(joined.unwrap_or_else(|err| {
-                    Err(format!("the partition handler did not finish: {err}"))
-                }));
+                return Some(joined.and_then(|result| result));
             }
             Some(_) => {}
-            None => {
-                if tokio::time::timeout(self.config.stop_grace(), &mut handler).await.is_err() {
-                    handler.abort();
-                    let _ = handler.await;
-                }
-            }
+            None => handler.stop(self.config.stop_grace()).await,
         }
-        let reason = self.local().running.get(&id).and_then(|running| running.reason);
+        let reason = self.partitions.get(&id).and_then(|claim| claim.end_reason());
         tracing::warn!(partition = id, ?reason, "partition stopped before it finished");
         None
     }

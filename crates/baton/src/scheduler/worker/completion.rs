@@ -11,7 +11,7 @@ use baton_core::schedule::JobName;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::time::sleep;
 
-use super::{StopReason, Worker};
+use super::Worker;
 
 /// The most outcomes recorded in one call.
 const BATCH: usize = 256;
@@ -53,8 +53,8 @@ impl Worker {
     }
 
     /// Records outcomes in one call, and answers those to try again: the ones that failed for
-    /// a reason that may pass (the store unreachable, a deadlock) and that this node still
-    /// runs, heartbeating them meanwhile, until their local deadline. A stale token is final:
+    /// a reason that may pass (the store unreachable, a deadlock) and whose claims still hold,
+    /// heartbeated meanwhile, until their deadlines. A stale token is final:
     /// the execution is no longer this node's.
     async fn record(
         &self,
@@ -62,25 +62,22 @@ impl Worker {
     ) -> Vec<(JobName, CompleteParams)> {
         let batch = pending.iter().map(|(_, params)| params.clone()).collect();
         let results = self.store.complete_batch(batch).await;
-        let mut running = self.running();
         let mut again = Vec::new();
         for ((job, params), result) in pending.into_iter().zip(results) {
             let id = params.id;
             match result {
                 Ok(_) => {
                     crate::metrics::execution_finished(&job, params.status);
-                    running.remove(&id);
+                    self.claims.remove(&id);
                 }
                 Err(err) => {
-                    let ours = running.get(&id).is_some_and(|run| {
-                        run.reason != Some(StopReason::Lost)
-                            && run.confirmed.elapsed() <= self.local_deadline()
-                    });
+                    let ours =
+                        self.claims.get(&id).is_some_and(|claim| claim.ensure_valid().is_ok());
                     if ours && transient(&err) {
                         tracing::warn!(%job, execution = id, %err, "recording the outcome failed, retrying");
                         again.push((job, params));
                     } else {
-                        running.remove(&id);
+                        self.claims.remove(&id);
                         tracing::warn!(%job, execution = id, %err, "recording the outcome failed");
                     }
                 }

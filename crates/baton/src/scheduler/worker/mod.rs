@@ -3,7 +3,9 @@
 //!
 //! Four parts share the state here: the claim loop ([`claims`]), the handler tasks
 //! ([`run`]), the heartbeat loop ([`heartbeat`]) and the completion loop ([`completion`]),
-//! which records the outcomes that finish together in one call.
+//! which records the outcomes that finish together in one call. Each running execution is a
+//! claim of the [claim runtime](crate::claim): its deadline follows its confirmed heartbeats,
+//! and the claims' enforcer stops it at that deadline or when the process stalled.
 
 mod claims;
 mod completion;
@@ -11,35 +13,36 @@ mod heartbeat;
 mod run;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use baton_core::layer::Layered;
 use baton_core::schedule::JobName;
-use baton_core::{FencingToken, HolderId, JobStore};
+use baton_core::{HolderId, JobStore};
 use tokio::sync::{Notify, Semaphore, mpsc};
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::store_clock::StoreClock;
 use super::{Job, SchedulerConfig};
+use crate::claim::{Claims, TimeLimit};
 use completion::Finished;
 
-/// Why a running handler was told to stop.
+/// Why a running handler was told to stop while its claim still holds. A handler whose claim
+/// ended (lost, past its deadline, stalled) is stopped by the claim's cancellation instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum StopReason {
     Cancelled,
-    Lost,
     ShuttingDown,
 }
 
-/// An execution this node runs, from its claim until its outcome is recorded.
+/// What the worker keeps beside the claim of an execution it runs, from its claim until its
+/// outcome is recorded.
 struct Running {
-    token: FencingToken,
-    cancel: CancellationToken,
+    /// Tells the handler to stop: a child of the claim's cancellation, also fired on request,
+    /// on timeout and at the end of a shutdown's grace.
+    stop: CancellationToken,
     reason: Option<StopReason>,
-    /// When the last call that the store confirmed for this execution (its claim, then each
-    /// heartbeat) was sent.
-    confirmed: Instant,
 }
 
 /// The state the worker's tasks share.
@@ -48,7 +51,8 @@ pub(crate) struct Worker {
     node: HolderId,
     config: SchedulerConfig,
     jobs: HashMap<JobName, Job>,
-    running: Mutex<HashMap<i64, Running>>,
+    /// The executions this node runs, by id.
+    claims: Claims<i64, Running>,
     /// One permit per handler this node runs; it is returned once the handler's outcome is
     /// on its way to the store.
     slots: Arc<Semaphore>,
@@ -71,13 +75,15 @@ impl Worker {
     ) -> (Self, mpsc::UnboundedReceiver<Finished>) {
         let jobs = jobs.into_iter().map(|job| (job.name().clone(), job)).collect();
         let (outcomes, received) = mpsc::unbounded_channel();
+        let act_for = local_deadline(&config);
+        let claims = Claims::new(act_for, config.elector.stall_threshold, CancellationToken::new());
         let worker = Worker {
-            store,
+            store: Arc::new(Layered::new(store, TimeLimit(act_for))),
             node: config.node().clone(),
             slots: Arc::new(Semaphore::new(config.max_concurrent)),
             config,
             jobs,
-            running: Mutex::new(HashMap::new()),
+            claims,
             freed: Notify::new(),
             handlers: TaskTracker::new(),
             outcomes: Mutex::new(Some(outcomes)),
@@ -86,25 +92,23 @@ impl Worker {
         (worker, received)
     }
 
-    fn running(&self) -> MutexGuard<'_, HashMap<i64, Running>> {
-        self.running.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// How long after the send time of its last confirmed call this node may still act on an
-    /// execution: 6/10 of `abandon_after`, so that it stops before the leader can abandon the
-    /// execution and a retry can start elsewhere.
-    fn local_deadline(&self) -> std::time::Duration {
-        self.config.abandon_after.mul_f64(0.6)
-    }
-
+    /// Tells the handlers of `ids` to stop while their claims still hold; the first reason
+    /// given is kept.
     fn stop(&self, ids: &[i64], reason: StopReason) {
-        let mut running = self.running();
+        let mut claims = self.claims.lock();
         for id in ids {
-            if let Some(entry) = running.get_mut(id) {
-                entry.reason.get_or_insert(reason);
-                entry.cancel.cancel();
+            if let Some(held) = claims.get_mut(id) {
+                held.state.reason.get_or_insert(reason);
+                held.state.stop.cancel();
             }
         }
+    }
+
+    /// Runs until the worker has drained: stops each execution at its claim's deadline and
+    /// every execution when the process stalled (their handlers see their context cancelled,
+    /// and nothing is recorded for them: the leader abandons and retries them).
+    pub(crate) async fn enforce_claims(self: Arc<Self>) {
+        self.claims.enforce(|_, _, _| {}).await;
     }
 
     /// Waits for running handlers up to the grace period, then stops the rest (they are
@@ -113,10 +117,18 @@ impl Worker {
     pub(crate) async fn drain(&self) {
         self.handlers.close();
         if tokio::time::timeout(self.config.shutdown_grace, self.handlers.wait()).await.is_err() {
-            let ids: Vec<i64> = self.running().keys().copied().collect();
+            let ids: Vec<i64> = self.claims.lock().keys().copied().collect();
             self.stop(&ids, StopReason::ShuttingDown);
             self.handlers.wait().await;
         }
         self.outcomes.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
+        self.claims.close();
     }
+}
+
+/// How long after the send time of its last confirmed call this node may still act on an
+/// execution: 6/10 of `abandon_after`, so that it stops before the leader can abandon the
+/// execution and a retry can start elsewhere.
+fn local_deadline(config: &SchedulerConfig) -> Duration {
+    config.abandon_after.mul_f64(0.6)
 }
