@@ -1,7 +1,10 @@
 CREATE TABLE IF NOT EXISTS baton_test_ledger (
     seq BIGSERIAL PRIMARY KEY,
     writer TEXT NOT NULL,
-    token BIGINT NOT NULL
+    token BIGINT NOT NULL,
+    -- How long (µs) the writer's claim still had when the entry was written; NULL when the
+    -- write was not made under a claim (a deliberate stale write).
+    margin_us BIGINT
 );
 CREATE TABLE IF NOT EXISTS baton_test_ledger_rejections (
     seq BIGSERIAL PRIMARY KEY,

@@ -1,7 +1,10 @@
 CREATE TABLE IF NOT EXISTS baton_test_ledger (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     writer TEXT NOT NULL,
-    token INTEGER NOT NULL
+    token INTEGER NOT NULL,
+    -- How long (µs) the writer's claim still had when the entry was written; NULL when the
+    -- write was not made under a claim (a deliberate stale write).
+    margin_us INTEGER
 );
 CREATE TABLE IF NOT EXISTS baton_test_ledger_rejections (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,

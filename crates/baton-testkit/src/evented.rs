@@ -171,6 +171,20 @@ impl EventedProcess {
     pub async fn pause_on(&mut self, command: &str, within: Duration) -> Event {
         self.send_line(command).await;
         let (stopping, _) = self.expect("STOPPING", within).await;
+        self.wait_stopped(within).await;
+        stopping
+    }
+
+    /// SIGSTOP sent from outside, at whatever instant the process is at (unlike
+    /// [`EventedProcess::pause`], whose stop the process places itself); waits until the process
+    /// is stopped.
+    pub async fn stop_now(&mut self, within: Duration) {
+        self.signal(Signal::SIGSTOP);
+        self.wait_stopped(within).await;
+    }
+
+    /// Waits until the process is in the stopped state.
+    async fn wait_stopped(&self, within: Duration) {
         let stat = format!("/proc/{}/stat", self.pid());
         let deadline = tokio::time::Instant::now() + within;
         while !std::fs::read_to_string(&stat)
@@ -179,7 +193,6 @@ impl EventedProcess {
             assert!(tokio::time::Instant::now() < deadline, "{} did not stop", self.name);
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        stopping
     }
 
     /// Waits until every one of `wanted` matched an event, in any order; returns the events

@@ -41,10 +41,12 @@ impl Setup {
         self.holder_on(&self.url, writer).await
     }
 
-    /// Checks the ledger: no stale write accepted.
+    /// Checks the ledger: no stale write accepted, and no write made after its term's deadline
+    /// had passed on the writer's own clock.
     pub async fn check_ledger(&self) -> LedgerReport {
         let report = Ledger::open(&self.url).await.expect("ledger").check().await.expect("check");
         assert_eq!(report.stale_accepted, 0, "stale writes were accepted: {report:?}");
+        assert_eq!(report.late, 0, "writes were made past their term's deadline: {report:?}");
         report
     }
 }
@@ -163,4 +165,60 @@ pub async fn store_restart_never_reissues_a_token(
     );
     assert!(next.at > restarted);
     setup.check_ledger().await;
+}
+
+/// SIGSTOPs sent from outside at instants the holders do not choose: `pauses` times, a random
+/// holder (the leader half the time) is stopped after a random wait, for a random while (below
+/// the stall threshold, past it but within the TTL, or past the TTL), then resumed. A pause can
+/// land anywhere: between two statements of an append, inside a renewal, with SQLite's write
+/// lock held. Afterwards no stale write was accepted, no write was made past its term's
+/// deadline, and the leadership changed hands at least once. Answers the ledger's report and
+/// how many times the leadership changed hands.
+pub async fn random_pauses_let_no_stale_or_late_write_land(
+    setup: &Setup,
+    pauses: usize,
+) -> (LedgerReport, usize) {
+    let seed = fastrand::u64(..);
+    eprintln!("random pauses: seed {seed}");
+    let mut random = fastrand::Rng::with_seed(seed);
+    let leases = baton::connect(&setup.url).await.expect("connect").leases();
+    let lease: baton::LeaseName = setup.lease.parse().expect("a lease name");
+    let mut holders = Vec::new();
+    for writer in ["a", "b", "c"] {
+        holders.push(setup.holder(writer).await);
+    }
+    holders[0].expect("WROTE", PATIENCE).await;
+    let stall = TTL / 5;
+    for _ in 0..pauses {
+        tokio::time::sleep(Duration::from_millis(random.u64(0..400))).await;
+        let leader = leases.get(&lease).await.ok().flatten().and_then(|lease| lease.holder);
+        let leading = holders
+            .iter()
+            .position(|h| Some(h.writer.as_str()) == leader.as_ref().map(|l| l.as_str()));
+        let target = match leading {
+            Some(index) if random.bool() => index,
+            _ => random.usize(..holders.len()),
+        };
+        let (shortest, longest) = match random.u8(..3) {
+            0 => (Duration::from_millis(20), stall),
+            1 => (stall + Duration::from_millis(100), TTL),
+            _ => (TTL + Duration::from_millis(200), TTL + Duration::from_secs(1)),
+        };
+        let pause = shortest + (longest - shortest).mul_f64(random.f64());
+        holders[target].stop_now(PATIENCE).await;
+        tokio::time::sleep(pause).await;
+        holders[target].resume();
+    }
+    let changes = leases
+        .history(baton::HistoryParams::default())
+        .await
+        .expect("the leader history")
+        .items
+        .len();
+    for holder in &mut holders {
+        holder.kill9().await;
+    }
+    let report = setup.check_ledger().await;
+    assert!(changes >= 2, "the pauses never moved the leadership (seed {seed}): {report:?}");
+    (report, changes)
 }

@@ -198,7 +198,7 @@ fn check_order(entries: &[(String, i64)], rejected: u64) -> LedgerReport {
         }
         *fence = (*fence).max(*token);
     }
-    LedgerReport { accepted: entries.len() as u64, rejected, stale_accepted }
+    LedgerReport { accepted: entries.len() as u64, rejected, stale_accepted, late: 0 }
 }
 
 #[cfg(test)]

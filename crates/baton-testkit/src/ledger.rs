@@ -5,6 +5,13 @@
 //! the entry. A refused append is recorded as a rejection in a separate transaction. The checker
 //! walks the accepted entries in commit order: an entry whose token is below a token accepted
 //! before it is a stale write that got through, and must never exist.
+//!
+//! A writer acting under a claim passes its validity check to the append, which runs it inside
+//! the transaction right before the insert and records the margin it answers: how long the
+//! claim still had on the writer's own monotonic clock. An entry with no margin left was written
+//! after its claim's deadline had passed, and must never exist either.
+
+use std::time::Duration;
 
 use anyhow::Context;
 use baton::FencingToken;
@@ -25,7 +32,14 @@ pub enum Append {
     Accepted,
     /// The fence refused the token as stale; nothing was written but the rejection.
     Rejected,
+    /// The writer's claim was no longer valid when the entry was about to be written; nothing
+    /// was written.
+    Stopped,
 }
+
+/// Checks, right before an entry is written, that the writer's claim is valid, and answers how
+/// long it still has until its deadline.
+pub type ValidityCheck<'a> = &'a (dyn Fn() -> baton::Result<Duration> + Sync);
 
 /// What the checker found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,6 +50,9 @@ pub struct LedgerReport {
     pub rejected: u64,
     /// Entries committed with a token lower than one committed before them (must be 0).
     pub stale_accepted: u64,
+    /// Entries checked against a claim and written with no margin left before its deadline
+    /// (must be 0).
+    pub late: u64,
 }
 
 /// A ledger on a SQL store.
@@ -75,18 +92,29 @@ impl Ledger {
         Ok(ledger)
     }
 
-    /// Appends one entry by `writer` under `token`, through the fence.
-    pub async fn append(&self, writer: &str, token: FencingToken) -> anyhow::Result<Append> {
+    /// Appends one entry by `writer` under `token`, through the fence. With a `check`, the entry
+    /// is written only if the check passes right before the insert, and records its margin;
+    /// without one (a deliberate stale write), it records none.
+    pub async fn append(
+        &self,
+        writer: &str,
+        token: FencingToken,
+        check: Option<ValidityCheck<'_>>,
+    ) -> anyhow::Result<Append> {
+        let margin = || check.map(|check| check().map(micros)).transpose();
         let stale = match self {
             Ledger::Postgres(pool) => {
                 let mut tx = pool.begin().await?;
                 match baton::postgres::check_and_bump(&mut tx, RESOURCE, token).await {
                     Ok(()) => {
+                        let Ok(margin) = margin() else { return Ok(Append::Stopped) };
                         sqlx::query(
-                            "INSERT INTO baton_test_ledger (writer, token) VALUES ($1, $2)",
+                            "INSERT INTO baton_test_ledger (writer, token, margin_us) \
+                             VALUES ($1, $2, $3)",
                         )
                         .bind(writer)
                         .bind(token.to_store())
+                        .bind(margin)
                         .execute(&mut *tx)
                         .await?;
                         tx.commit().await?;
@@ -101,11 +129,16 @@ impl Ledger {
                 let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
                 match baton::sqlite::fence::check_and_bump(&mut tx, RESOURCE, token).await {
                     Ok(()) => {
-                        sqlx::query("INSERT INTO baton_test_ledger (writer, token) VALUES (?, ?)")
-                            .bind(writer)
-                            .bind(token.to_store())
-                            .execute(&mut *tx)
-                            .await?;
+                        let Ok(margin) = margin() else { return Ok(Append::Stopped) };
+                        sqlx::query(
+                            "INSERT INTO baton_test_ledger (writer, token, margin_us) \
+                             VALUES (?, ?, ?)",
+                        )
+                        .bind(writer)
+                        .bind(token.to_store())
+                        .bind(margin)
+                        .execute(&mut *tx)
+                        .await?;
                         tx.commit().await?;
                         false
                     }
@@ -147,48 +180,54 @@ impl Ledger {
 
     /// Checks the whole ledger.
     pub async fn check(&self) -> anyhow::Result<LedgerReport> {
-        let (tokens, rejected): (Vec<i64>, i64) = match self {
+        const ENTRIES: &str = "SELECT token, margin_us FROM baton_test_ledger ORDER BY seq";
+        const REJECTIONS: &str = "SELECT count(*) FROM baton_test_ledger_rejections";
+        let (entries, rejected): (Vec<(i64, Option<i64>)>, i64) = match self {
             Ledger::Postgres(pool) => (
-                sqlx::query_scalar("SELECT token FROM baton_test_ledger ORDER BY seq")
-                    .fetch_all(pool)
-                    .await?,
-                sqlx::query_scalar("SELECT count(*) FROM baton_test_ledger_rejections")
-                    .fetch_one(pool)
-                    .await?,
+                sqlx::query_as(ENTRIES).fetch_all(pool).await?,
+                sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
             ),
             Ledger::Sqlite(pool) => (
-                sqlx::query_scalar("SELECT token FROM baton_test_ledger ORDER BY seq")
-                    .fetch_all(pool)
-                    .await?,
-                sqlx::query_scalar("SELECT count(*) FROM baton_test_ledger_rejections")
-                    .fetch_one(pool)
-                    .await?,
+                sqlx::query_as(ENTRIES).fetch_all(pool).await?,
+                sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
             ),
         };
-        Ok(check_order(&tokens, u64::try_from(rejected).unwrap_or(0)))
+        Ok(check_entries(&entries, u64::try_from(rejected).unwrap_or(0)))
     }
 }
 
-/// Counts entries whose token is below the highest token committed before them.
-fn check_order(tokens: &[i64], rejected: u64) -> LedgerReport {
+/// A margin in whole microseconds (zero and below: none left).
+fn micros(margin: Duration) -> i64 {
+    i64::try_from(margin.as_nanos().div_ceil(1000)).unwrap_or(i64::MAX)
+}
+
+/// Counts entries whose token is below the highest token committed before them, and entries
+/// written with no margin left before their claim's deadline.
+fn check_entries(entries: &[(i64, Option<i64>)], rejected: u64) -> LedgerReport {
     let mut highest = i64::MIN;
-    let mut stale_accepted = 0;
-    for &token in tokens {
+    let (mut stale_accepted, mut late) = (0, 0);
+    for &(token, margin) in entries {
         if token < highest {
             stale_accepted += 1;
         }
+        if margin.is_some_and(|margin| margin <= 0) {
+            late += 1;
+        }
         highest = highest.max(token);
     }
-    LedgerReport { accepted: tokens.len() as u64, rejected, stale_accepted }
+    LedgerReport { accepted: entries.len() as u64, rejected, stale_accepted, late }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::check_order;
+    use super::check_entries;
 
     #[test]
-    fn the_checker_counts_entries_below_an_earlier_token() {
-        assert_eq!(check_order(&[1, 1, 2, 3, 3], 0).stale_accepted, 0);
-        assert_eq!(check_order(&[1, 3, 2, 3, 1], 2).stale_accepted, 2);
+    fn the_checker_counts_entries_below_an_earlier_token_and_late_ones() {
+        let entries = |tokens: &[i64]| tokens.iter().map(|t| (*t, Some(1))).collect::<Vec<_>>();
+        assert_eq!(check_entries(&entries(&[1, 1, 2, 3, 3]), 0).stale_accepted, 0);
+        assert_eq!(check_entries(&entries(&[1, 3, 2, 3, 1]), 2).stale_accepted, 2);
+        let report = check_entries(&[(1, Some(5)), (1, Some(0)), (2, None), (2, Some(-3))], 0);
+        assert_eq!((report.late, report.stale_accepted), (2, 0));
     }
 }

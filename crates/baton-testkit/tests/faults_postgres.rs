@@ -45,3 +45,11 @@ async fn postgres_crash_and_restart() {
     )
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigstop_from_outside_at_random_instants() {
+    let server = PostgresServer::start();
+    let (report, changes) =
+        faults::random_pauses_let_no_stale_or_late_write_land(&setup(&server), 12).await;
+    eprintln!("postgres, 12 random pauses: {changes} leader changes, {report:?}");
+}

@@ -21,3 +21,11 @@ async fn sigstop_past_the_ttl_then_sigcont() {
     let dir = tempfile::tempdir().unwrap();
     faults::paused_holder_notices_its_loss_and_is_fenced(&setup(&dir)).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigstop_from_outside_at_random_instants() {
+    let dir = tempfile::tempdir().unwrap();
+    let (report, changes) =
+        faults::random_pauses_let_no_stale_or_late_write_land(&setup(&dir), 12).await;
+    eprintln!("sqlite, 12 random pauses: {changes} leader changes, {report:?}");
+}

@@ -1,8 +1,9 @@
 //! A lease holder for fault tests, run as a separate process.
 //!
 //! Usage: `baton-test-holder BACKEND_URL LEASE TTL_MS WRITER`. It campaigns for the lease and,
-//! while leading, appends to the fenced ledger every 50 ms, checking its lease before each
-//! write. It reports on stdout, one event per line:
+//! while leading, appends to the fenced ledger every 50 ms, checking its lease inside each
+//! append's transaction right before the entry is written (the ledger records how long the term
+//! still had then). It reports on stdout, one event per line:
 //! `ACQUIRED <token>`, `WROTE <token>`, `REJECTED <token>`, `LOST <token>`, and after each loss
 //! one deliberate write with the lost token, `PROBE ACCEPTED|REJECTED <token>`, which shows what
 //! the fence does with a stale writer. It prints `READY` once connected.
@@ -48,14 +49,20 @@ async fn main() -> anyhow::Result<()> {
         let guard = elector.acquire(&lease).await?;
         let token = guard.token();
         say(format!("ACQUIRED {token}"));
+        let handle = guard.handle();
+        let still_valid = move || {
+            handle.ensure_valid()?;
+            Ok(handle.deadline().saturating_duration_since(tokio::time::Instant::now()))
+        };
         while guard.ensure_valid().is_ok() {
             let append = tokio::select! {
-                append = ledger.append(writer, token) => append,
+                append = ledger.append(writer, token, Some(&still_valid)) => append,
                 () = guard.cancelled() => break,
             };
             match append {
                 Ok(Append::Accepted) => say(format!("WROTE {token}")),
                 Ok(Append::Rejected) => say(format!("REJECTED {token}")),
+                Ok(Append::Stopped) => break,
                 Err(err) => say(format!("ERROR {token} {err:#}")),
             }
             if stop_requested.load(Ordering::SeqCst) {
@@ -101,9 +108,9 @@ async fn stop_after_next_renewal(guard: &LeaderGuard) {
 async fn probe(ledger: &Ledger, writer: &str, token: baton::FencingToken) -> String {
     let mut last_error = String::new();
     for _ in 0..20 {
-        match ledger.append(writer, token).await {
+        match ledger.append(writer, token, None).await {
             Ok(Append::Accepted) => return format!("PROBE ACCEPTED {token}"),
-            Ok(Append::Rejected) => return format!("PROBE REJECTED {token}"),
+            Ok(Append::Rejected | Append::Stopped) => return format!("PROBE REJECTED {token}"),
             Err(err) => last_error = format!("{err:#}"),
         }
         tokio::time::sleep(Duration::from_millis(500)).await;

@@ -200,7 +200,7 @@ impl Sink {
                     say(format!("WROTE {step} {run}"));
                     Ok(())
                 }
-                Ok(Append::Rejected) => {
+                Ok(Append::Rejected | Append::Stopped) => {
                     say(format!("REJECTED {step} {run}"));
                     Err("the fence refused the write: a newer attempt wrote".to_string())
                 }
