@@ -5,6 +5,8 @@ mod cli;
 mod commands;
 mod exit;
 mod process;
+#[cfg(target_os = "linux")]
+mod supervisor;
 
 use std::io::IsTerminal;
 
@@ -14,6 +16,11 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 fn main() -> std::process::ExitCode {
+    // Before anything else: the supervisor of a command runs no runtime and no logging.
+    #[cfg(target_os = "linux")]
+    if let Some(code) = supervisor::run_if_started_as_one() {
+        return code;
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return exit::usage(err),

@@ -1,6 +1,7 @@
 //! Child commands in process groups of their own, so that a stop reaches every process a
-//! command started: signalled as a group, stopped with SIGTERM and then SIGKILL, and killed
-//! as a group if dropped while running.
+//! command started: signalled as a group, stopped with SIGTERM and then SIGKILL, killed as a
+//! group when the command exits or if dropped while running, and, on Linux, killed as a group
+//! if baton dies (see [`crate::supervisor`]).
 
 use std::io;
 use std::process::ExitStatus;
@@ -10,7 +11,17 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
-/// A running command that leads its own process group.
+/// A command to start with [`GroupChild::spawn`]: on Linux, a supervisor that runs `program`
+/// and takes its process group down if baton dies; elsewhere `program` itself. Arguments,
+/// variables, a working directory and standard streams set on it reach `program` either way.
+pub fn command(program: &str) -> Command {
+    #[cfg(target_os = "linux")]
+    return crate::supervisor::command(program);
+    #[cfg(not(target_os = "linux"))]
+    return Command::new(program);
+}
+
+/// A running command that leads its own process group (on Linux, its supervisor leads it).
 pub struct GroupChild {
     child: Child,
     group: Pid,
@@ -49,10 +60,13 @@ impl GroupChild {
         killpg(self.group, signal)
     }
 
-    /// Waits until the command (the group's leader) exits.
+    /// Waits until the command (the group's leader) exits, then kills what it left running in
+    /// its group.
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
         let status = self.child.wait().await?;
         self.exited = true;
+        // The group may be empty by now.
+        let _ = self.signal(Signal::SIGKILL);
         Ok(status)
     }
 

@@ -1,6 +1,7 @@
 //! `baton agent` running against a SQLite file: scheduled commands and their records, a
-//! timeout that stops the command, a graceful stop that hands the scheduler over at once, and
-//! a partitioned command spread over two agents, and the HTTP API each agent serves.
+//! timeout that stops the command, a killed agent whose command dies with it, a graceful stop
+//! that hands the scheduler over at once, a partitioned command spread over two agents, and
+//! the HTTP API each agent serves.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use baton::{Backend, LeaseName, StoreTime};
 
 mod common;
 
-use common::agent::{Site, eventually, http, process_exists};
+use common::agent::{Site, eventually, http, process_runs};
 
 /// The executions of `job` in `status`, oldest first.
 async fn executions(
@@ -98,9 +99,28 @@ async fn a_command_past_its_timeout_is_stopped_and_timed_out() {
     let pid_file = site.path(&format!("pid-{}", execution.id));
     let pid: i32 = std::fs::read_to_string(pid_file).unwrap().trim().parse().unwrap();
     eventually("the command to be gone", Duration::from_secs(5), async || {
-        (!process_exists(pid)).then_some(())
+        (!process_runs(pid)).then_some(())
     })
     .await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_agent_takes_its_running_command_and_the_commands_children_with_it() {
+    let site = Site::new();
+    let file = site.path("writes");
+    let config = format!(
+        "backend = \"{}\"\n[[job]]\nname = \"writes\"\n\
+         command = [\"sh\", \"-c\", '''{}''', \"sh\", \"{}\"]\nevery = \"1s\"\n",
+        site.url,
+        common::writers::SCRIPT,
+        file.display()
+    );
+    site.write("baton.toml", &config);
+    let mut agent = site.start("baton.toml");
+    let writers = common::writers::Writers::started(&file).await;
+    agent.kill();
+    writers.stop_by_themselves().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -189,3 +189,22 @@ fn bad_input_gets_one_line_and_changes_nothing() {
     let list = stdout(&baton(&["lease", "list", "--backend", &s.url]));
     assert_eq!(list.lines().count(), 1, "no lease was created: {list}");
 }
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_baton_exec_takes_its_command_and_the_commands_children_with_it() {
+    let s = store();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("writes");
+    let mut exec = Command::new(BATON)
+        .args(["exec", "--backend", &s.url, "--lock", "job", "--", "sh", "-c"])
+        .args([common::writers::SCRIPT, "sh"])
+        .arg(&file)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let writers = common::writers::Writers::started(&file).await;
+    exec.kill().unwrap();
+    exec.wait().unwrap();
+    writers.stop_by_themselves().await;
+}

@@ -9,13 +9,12 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use super::config::CommandSpec;
 use super::lines::LineSplitter;
 use super::tail::OutputTail;
-use crate::process::GroupChild;
+use crate::process::{self, GroupChild};
 
 /// Variables of the agent's own environment that its commands never see.
 const PRIVATE_VARIABLES: [&str; 2] = ["BATON_ADMIN_TOKEN", "BATON_READ_TOKEN"];
@@ -97,7 +96,7 @@ impl Runner {
         lines: Option<LineSplitter>,
     ) -> Result<Finished, RunError> {
         let program = spec.argv[0].clone();
-        let mut command = Command::new(&program);
+        let mut command = process::command(&program);
         command
             .args(&spec.argv[1..])
             .envs(&spec.env)
@@ -123,8 +122,6 @@ impl Runner {
             () = cancel.cancelled() => child.stop(self.kill_grace).await.map(|s| (s.status, true)),
         };
         let (status, stopped) = ended.map_err(|source| RunError::Wait { program, source })?;
-        // What the command left running in its group ends with it; the group may be empty.
-        let _ = child.signal(Signal::SIGKILL);
         for reader in readers.into_iter().flatten() {
             // A process that left the group may hold a pipe open: stop reading after a while.
             let abort = reader.abort_handle();

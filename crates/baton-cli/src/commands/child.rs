@@ -7,10 +7,9 @@ use std::time::Duration;
 use anyhow::Context;
 use baton::LeaderHandle;
 use nix::sys::signal::Signal;
-use tokio::process::Command;
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::process::GroupChild;
+use crate::process::{self, GroupChild};
 
 /// How the command ended.
 pub struct Outcome {
@@ -30,7 +29,7 @@ pub async fn run(
     kill_after: Duration,
 ) -> anyhow::Result<Outcome> {
     let (program, args) = argv.split_first().context("no command given after --")?;
-    let mut command = Command::new(program);
+    let mut command = process::command(program);
     command.args(args).envs(env.iter().map(|(k, v)| (*k, v)));
     let mut child =
         GroupChild::spawn(&mut command).with_context(|| format!("cannot run {program:?}"))?;

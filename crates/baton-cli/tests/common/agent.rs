@@ -94,6 +94,12 @@ impl Agent {
         nix::unistd::Pid::from_raw(self.child.id() as i32)
     }
 
+    /// Kills the agent with SIGKILL and collects it.
+    pub fn kill(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
     /// Sends SIGTERM.
     pub fn terminate(&self) {
         nix::sys::signal::kill(self.pid(), nix::sys::signal::Signal::SIGTERM).unwrap();
@@ -152,9 +158,19 @@ pub async fn eventually<T>(
     }
 }
 
-/// Whether a process with this id exists.
-pub fn process_exists(pid: i32) -> bool {
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
+/// Whether a process with this id runs: it exists and is not a zombie (a process that ended
+/// and has not been collected by its parent yet, such as a killed one whose parent died).
+pub fn process_runs(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the program's name, which is in parentheses and may hold anything.
+        Ok(stat) => {
+            let state =
+                stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next());
+            !matches!(state, None | Some('Z' | 'X'))
+        }
+        // Gone, or no /proc to tell.
+        Err(_) => nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok(),
+    }
 }
 
 /// The workspace's directory.

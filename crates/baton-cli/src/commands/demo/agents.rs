@@ -26,8 +26,10 @@ impl Agent {
         self.child.id().map(|id| Pid::from_raw(id as i32))
     }
 
-    /// The command this agent runs for execution `id`, if it runs.
-    pub fn command_of(&self, id: i64) -> Option<Pid> {
+    /// The process group of the command this agent runs for execution `id`, if it runs: the
+    /// agent's child that leads it (the command's supervisor on Linux) has the execution's
+    /// variables.
+    pub fn command_group(&self, id: i64) -> Option<Pid> {
         let pid = self.pid()?;
         let marker = format!("BATON_EXECUTION_ID={id}");
         std::fs::read_dir("/proc")

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use baton::Backend;
 use baton::core::job::ExecutionListParams;
 use baton::core::{Execution, ExecutionStatus};
-use nix::sys::signal::{Signal, kill};
+use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, SqliteConnection};
@@ -30,9 +30,9 @@ const LOCK_WAIT: Duration = Duration::from_millis(500);
 /// How many times the demo pauses a node at most.
 const TRIES: usize = 5;
 
-/// Pauses a node and the command of a `report` execution it runs until the fire is written by
-/// its retry elsewhere, then resumes the command, so that its late write is refused, and the
-/// node.
+/// Pauses a node and the command of a `report` execution it runs (its whole process group)
+/// until the fire is written by its retry elsewhere, then resumes the command, so that its late
+/// write is refused, and the node.
 pub async fn stale_write(
     agents: &Agents,
     backend: &Backend,
@@ -40,15 +40,15 @@ pub async fn stale_write(
     watch: &mut Watch,
 ) -> anyhow::Result<()> {
     for _ in 0..TRIES {
-        let Some((execution, name, command)) = running_report(agents, backend, watch).await? else {
+        let Some((execution, name, group)) = running_report(agents, backend, watch).await? else {
             break;
         };
         let Some(agent) = agents.get(&name) else { break };
-        let _ = kill(command, Signal::SIGSTOP);
+        let _ = killpg(group, Signal::SIGSTOP);
         agent.signal(Signal::SIGSTOP);
         if !write_lock_free(ledger).await? {
             agent.signal(Signal::SIGCONT);
-            let _ = kill(command, Signal::SIGCONT);
+            let _ = killpg(group, Signal::SIGCONT);
             tokio::time::sleep(Duration::from_millis(300)).await;
             continue;
         }
@@ -61,7 +61,7 @@ pub async fn stale_write(
         let retried_in_time =
             wait(watch, RETRY_PATIENCE, |_| async { retried(backend, &execution).await }).await?;
         if retried_in_time {
-            let _ = kill(command, Signal::SIGCONT);
+            let _ = killpg(group, Signal::SIGCONT);
             println!(
                 "{}  ** resumed the paused command: it writes late, with token {token} **",
                 watch.at()
@@ -69,7 +69,7 @@ pub async fn stale_write(
             let seen = watch.refusals_seen();
             wait(watch, PATIENCE, |refused| async move { Ok(refused > seen) }).await?;
         } else {
-            let _ = kill(command, Signal::SIGCONT);
+            let _ = killpg(group, Signal::SIGCONT);
             println!("{}  the fire was not retried in time: trying another", watch.at());
         }
         agent.signal(Signal::SIGCONT);
@@ -85,8 +85,8 @@ pub async fn stale_write(
     Ok(())
 }
 
-/// A `report` execution running on a live agent, that agent's name and the execution's
-/// command.
+/// A `report` execution running on a live agent, that agent's name and the process group of
+/// the execution's command.
 async fn running_report(
     agents: &Agents,
     backend: &Backend,
@@ -103,10 +103,10 @@ async fn running_report(
         };
         for execution in backend.jobs().execution_list(params).await?.items {
             let Some(node) = execution.node.as_ref().map(ToString::to_string) else { continue };
-            let Some(command) = agents.get(&node).and_then(|a| a.command_of(execution.id)) else {
+            let Some(group) = agents.get(&node).and_then(|a| a.command_group(execution.id)) else {
                 continue;
             };
-            return Ok(Some((execution, node, command)));
+            return Ok(Some((execution, node, group)));
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
