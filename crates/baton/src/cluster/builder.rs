@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use baton_core::cluster::ClusterStore;
+use baton_core::layer::Layered;
 use baton_core::{Error, LeaseStore, Result};
 use tokio_util::sync::CancellationToken;
 
@@ -12,6 +13,7 @@ use super::stage::Stage;
 use super::worker::{Jobs, Worker};
 use super::{Cluster, ClusterConfig, PartitionedJob};
 use crate::Elector;
+use crate::claim::TimeLimit;
 
 /// Collects the configuration and partitioned jobs of a [`Cluster`] node.
 #[must_use = "a cluster builder does nothing until `start`"]
@@ -55,8 +57,11 @@ impl ClusterBuilder {
         let thresholds = self.config.thresholds()?;
         let jobs = Arc::new(index(self.jobs)?);
         let halt = CancellationToken::new();
+        // No call of the node may wait longer than the time it may act after a heartbeat.
+        let limit = TimeLimit(self.config.act_for());
+        let store: Arc<dyn ClusterStore> = Arc::new(Layered::new(self.store, limit));
         let worker =
-            Worker::register(self.store.clone(), self.config.clone(), jobs.clone(), halt.clone());
+            Worker::register(store.clone(), self.config.clone(), jobs.clone(), halt.clone());
         let worker = Arc::new(worker.await?);
         let elector = Elector::new(self.leases, self.config.elector.clone())?;
         let campaign = elector.campaign(self.config.lease.clone());
@@ -67,12 +72,7 @@ impl ClusterBuilder {
         claiming.spawn(|stop| worker.clone().claim_loop(stop));
         beating.spawn(|stop| worker.clone().heartbeat_loop(stop));
         beating.spawn(|stop| worker.clone().enforce_claims(stop));
-        let leader = Leader {
-            store: self.store,
-            jobs: jobs.clone(),
-            thresholds,
-            callbacks: leading.tracker(),
-        };
+        let leader = Leader { store, jobs: jobs.clone(), thresholds, callbacks: leading.tracker() };
         leading.spawn(|stop| leader.lead(campaign, stop));
         Ok(Cluster {
             worker,

@@ -38,6 +38,7 @@ mod worker;
 
 use std::sync::Arc;
 
+use baton_core::layer::Layered;
 use baton_core::{HolderId, JobStore, LeaseStore, Result};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -46,6 +47,7 @@ pub use config::SchedulerConfig;
 pub use context::JobContext;
 pub use job::{Handler, HandlerFuture, HandlerResult, Job, JobBuilder};
 
+use crate::claim::TimeLimit;
 use crate::elector::StepDown;
 use crate::{Elector, Leadership};
 use tokio::sync::watch;
@@ -86,7 +88,11 @@ impl SchedulerBuilder {
         let step_downs = campaign.step_downs();
         let stop = CancellationToken::new();
         let tasks = TaskTracker::new();
-        let (worker, outcomes) = Worker::new(self.store.clone(), self.config.clone(), self.jobs);
+        // No call of the leader or the worker may wait longer than the deadline it serves: the
+        // term's (the renew deadline) or the executions' (6/10 of `abandon_after`).
+        let limit = self.config.elector.renew_deadline.min(worker::local_deadline(&self.config));
+        let bounded: Arc<dyn JobStore> = Arc::new(Layered::new(self.store, TimeLimit(limit)));
+        let (worker, outcomes) = Worker::new(bounded.clone(), self.config.clone(), self.jobs);
         let worker = Arc::new(worker);
         // Heartbeats go on while a shutdown waits for the running handlers.
         let beating = CancellationToken::new();
@@ -94,7 +100,7 @@ impl SchedulerBuilder {
         tasks.spawn(worker.clone().completion_loop(outcomes));
         tasks.spawn(worker.clone().heartbeat_loop(beating.clone()));
         tasks.spawn(worker.clone().enforce_claims());
-        let (store, config, leading) = (self.store.clone(), self.config.clone(), stop.clone());
+        let (store, config, leading) = (bounded.clone(), self.config.clone(), stop.clone());
         tasks.spawn(async move {
             loop {
                 let term = tokio::select! {
@@ -110,7 +116,7 @@ impl SchedulerBuilder {
         tasks.close();
         Ok(Scheduler {
             elector,
-            store: self.store,
+            store: bounded,
             worker,
             stop,
             beating,

@@ -5,28 +5,24 @@ use std::sync::{Arc, Mutex};
 
 use baton_core::Result;
 use baton_core::cluster::{ClusterStore, NodeLeaveParams};
-use baton_core::layer::Layered;
 use tokio::sync::{Notify, watch};
 use tokio::time::{Instant, sleep};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::{Jobs, Local, Worker};
-use crate::claim::{Claims, TimeLimit};
+use crate::claim::Claims;
 use crate::cluster::ClusterConfig;
 
 impl Worker {
     /// Registers this node as a new incarnation and answers its worker; `halt` stops every
-    /// partition it will run. Every call to the store is bounded by the time the node may act
-    /// after a confirmed heartbeat.
+    /// partition it will run.
     pub(crate) async fn register(
         store: Arc<dyn ClusterStore>,
         config: ClusterConfig,
         jobs: Arc<Jobs>,
         halt: CancellationToken,
     ) -> Result<Self> {
-        let store: Arc<dyn ClusterStore> =
-            Arc::new(Layered::new(store, TimeLimit(config.act_for())));
         let sent = Instant::now();
         let node = store.node_register(config.registration()).await?;
         tracing::info!(node = %node.id, token = %node.token, "node registered");

@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use baton_core::layer::Layered;
 use baton_core::schedule::JobName;
 use baton_core::{HolderId, JobStore};
 use tokio::sync::{Notify, Semaphore, mpsc};
@@ -25,7 +24,7 @@ use tokio_util::task::TaskTracker;
 
 use super::store_clock::StoreClock;
 use super::{Job, SchedulerConfig};
-use crate::claim::{Claims, TimeLimit};
+use crate::claim::Claims;
 use completion::Finished;
 
 /// Why a running handler was told to stop while its claim still holds. A handler whose claim
@@ -67,7 +66,8 @@ pub(crate) struct Worker {
 }
 
 impl Worker {
-    /// A worker and the receiving end of its outcomes, for [`Worker::completion_loop`].
+    /// A worker over `store` (whose calls the caller bounds) and the receiving end of its
+    /// outcomes, for [`Worker::completion_loop`].
     pub(crate) fn new(
         store: Arc<dyn JobStore>,
         config: SchedulerConfig,
@@ -78,7 +78,7 @@ impl Worker {
         let act_for = local_deadline(&config);
         let claims = Claims::new(act_for, config.elector.stall_threshold, CancellationToken::new());
         let worker = Worker {
-            store: Arc::new(Layered::new(store, TimeLimit(act_for))),
+            store,
             node: config.node().clone(),
             slots: Arc::new(Semaphore::new(config.max_concurrent)),
             config,
@@ -129,6 +129,6 @@ impl Worker {
 /// How long after the send time of its last confirmed call this node may still act on an
 /// execution: 6/10 of `abandon_after`, so that it stops before the leader can abandon the
 /// execution and a retry can start elsewhere.
-fn local_deadline(config: &SchedulerConfig) -> Duration {
+pub(crate) fn local_deadline(config: &SchedulerConfig) -> Duration {
     config.abandon_after.mul_f64(0.6)
 }
