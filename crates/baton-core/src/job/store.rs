@@ -283,11 +283,11 @@ pub trait DueChanges: Send {
 /// A store of jobs and their executions.
 ///
 /// Every implementation passes the job-store conformance suite in `baton-testkit`: a fire is
-/// recorded at most once however many leaders record it (I5); an execution is claimed by at
-/// most one worker and each claim issues a fencing token greater than any before (I6); a
-/// finished execution never runs again; an execution whose worker stopped heartbeating is
-/// abandoned and retried only as its policy allows; every record can be read back with
-/// keyset pagination (I8).
+/// recorded at most once however many leaders record it (I5); overlap is decided against the
+/// record as of the claim; an execution is claimed by at most one worker and each claim issues
+/// a fencing token greater than any before (I6); a finished execution never runs again; an
+/// execution whose worker stopped heartbeating is abandoned and retried only as its policy
+/// allows; every record can be read back with keyset pagination (I8).
 #[async_trait]
 pub trait JobStore: Send + Sync + 'static {
     /// Registers a job or replaces its definition; its controls and history are kept.

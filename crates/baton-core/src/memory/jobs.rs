@@ -37,6 +37,8 @@ use crate::time::{Clock, StoreTime, SystemClock};
 ///   order by [`claim_decision`](crate::job::rules::claim_decision), each decision seeing
 ///   the effects of the earlier ones, until `limit` executions run. Executions that wait or
 ///   are settled do not count against the limit, so a waiting fire never starves other jobs.
+///   A completion or rescue that ends an execution of a job (not `allow`) with a due
+///   execution still scheduled wakes the due feeds, as that execution may have waited on it.
 /// - **Rescue.** A running execution whose last heartbeat is strictly more than `stale_after`
 ///   old is abandoned, oldest heartbeat first; a retry follows as after a failed attempt.
 /// - **Retention.** [`prune`](JobStore::prune) ranks a job's final executions newest first by

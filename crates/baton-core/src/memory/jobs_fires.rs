@@ -9,7 +9,8 @@ use crate::job::{
 };
 use crate::time::StoreTime;
 
-/// What a write did, and whether it made something newly scheduled (to wake the workers).
+/// What a write did, and whether it gave the workers something to claim (to wake them): an
+/// execution newly scheduled, or a job freed while an execution of it waits.
 pub(super) struct Written<T> {
     pub(super) outcome: T,
     pub(super) scheduled: bool,

@@ -6,8 +6,9 @@
 //! cancelling, rescuing and pruning are one statement and one commit each; a trigger is one
 //! short transaction. Workers are woken through `NOTIFY` on [`DUE_CHANNEL`](crate::DUE_CHANNEL)
 //! when something becomes due. The claim is the function `baton_claim_executions`; how it
-//! stays race-free, and why it is a function, is explained in `migrations/0009_claim_function.sql`.
-//! Changing the claim therefore takes a new migration that replaces the function.
+//! stays race-free, and why it is a function, is explained in `migrations/0009_claim_function.sql`,
+//! and how it decides overlap `forbid` in `migrations/0010_claim_forbid_came_due.sql`. Changing
+//! the claim therefore takes a new migration that replaces the function.
 
 mod claims;
 mod definitions;
