@@ -28,8 +28,10 @@ use crate::time::{Clock, StoreTime, SystemClock};
 ///   shares its key and its scheduled instant.
 /// - **Recording fires.** A fire of a paused job is recorded `skipped` (`job is paused`), one
 ///   at or before the job's `skip_through` `skipped` (`skip-next`), any other `scheduled`. A
-///   missed run is one `missed` record at its first fire, covering through its last. A batch
-///   naming an unregistered job fails with `NotFound` and records nothing.
+///   missed run is one `missed` record at its first fire, covering through its last. A fire
+///   at an instant a missed run covers is not recorded, nor a missed run one of whose instants
+///   a schedule record already holds. A batch naming an unregistered job fails with `NotFound`
+///   and records nothing.
 /// - **Triggers.** A fire never recorded gets attempt 1; one whose latest attempt succeeded or
 ///   is still scheduled or running is answered as it is; any other gets the next attempt.
 /// - **Tokens.** One counter for the whole store, issued at every claim and never reused.

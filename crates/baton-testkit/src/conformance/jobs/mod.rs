@@ -43,6 +43,7 @@ macro_rules! job_conformance {
             a_registered_job_reads_back,
             record_fires_is_idempotent_and_counts_only_inserts,
             racing_leaders_record_each_fire_once,
+            an_instant_is_never_both_run_and_missed,
             racing_workers_claim_each_execution_once,
             claims_ahead_only_what_cannot_be_refused,
             claim_takes_its_jobs_due_executions_oldest_due_first,
