@@ -1,10 +1,15 @@
--- Records a batch of fires and missed runs in one statement and one commit.
+-- Records a batch of fires and missed runs in one statement.
 --   $1 fire jobs, $2 fire instants, $3 fire due instants, $4 fire keys (pairwise arrays);
 --   $5 missed jobs, $6 first instants, $7 last instants, $8 fire counts, $9 reasons,
 --   $10 keys of the first instants (pairwise arrays).
 -- A fire of a paused job is recorded as skipped ('job is paused'), one at or before the job's
--- skip_through as skipped ('skip-next'); a fire already recorded is left as it is; a fire left
--- scheduled is queued (baton_execution_queue). When any job is not registered nothing is
+-- skip_through as skipped ('skip-next'); a fire already recorded, or at an instant a missed run
+-- of its job covers, is left as it is; a missed run is left out when a schedule record of its
+-- job already accounts for one of its instants (a fire at one of them, or a missed run reaching
+-- into it); a fire left scheduled is queued (baton_execution_queue). Runs in the batch's
+-- transaction, after execution_record_lock_fires.sql or execution_record_lock_missed.sql,
+-- which make batches of one job that could disagree about an instant take turns: the first
+-- to record an instant decides it. When any job is not registered nothing is
 -- recorded and the unknown names are answered. Rows are inserted in (job, fire key) order, so
 -- that leaders racing over overlapping batches wait for each other's keys in one order and
 -- never deadlock. Workers are woken on commit when something was recorded as scheduled.
@@ -36,10 +41,33 @@ planned AS (
            NULL::TEXT AS missed_because, NULL::BIGINT AS covers_through, 1::BIGINT AS covers_count
     FROM fires AS f
     JOIN baton_jobs AS j ON j.name = f.job
+    WHERE NOT EXISTS (
+        SELECT 1
+        FROM baton_executions AS r
+        WHERE r.job = f.job
+          AND r.covers_through IS NOT NULL
+          AND r.scheduled_at <= f.scheduled_at
+          AND r.covers_through >= f.scheduled_at
+    )
     UNION ALL
     SELECT m.job, m.fire_key, m.first_at, m.first_at, 1, m.position, NULL, m.reason, m.last_at,
            m.fire_count
     FROM missed AS m
+    WHERE NOT EXISTS (
+        SELECT 1
+        FROM baton_executions AS r
+        WHERE r.job = m.job
+          AND r.trigger = 'schedule'
+          AND r.scheduled_at BETWEEN m.first_at AND m.last_at
+    )
+      AND NOT EXISTS (
+        SELECT 1
+        FROM baton_executions AS r
+        WHERE r.job = m.job
+          AND r.covers_through IS NOT NULL
+          AND r.scheduled_at < m.first_at
+          AND r.covers_through >= m.first_at
+    )
 ),
 inserted AS (
     INSERT INTO baton_executions

@@ -4,8 +4,9 @@
 //! from a sequence so that they never repeat, and releases wake waiters through
 //! `LISTEN`/`NOTIFY`. Every acquire, renew, release and forced release is exactly one statement
 //! and one commit, leader-change record and notification included. Jobs and their executions
-//! ([`PostgresJobStore`]) follow the same rule: recording a batch of fires, claiming,
-//! heartbeating and completing are one statement each, claimed with `FOR UPDATE SKIP LOCKED`.
+//! ([`PostgresJobStore`]) follow the same rule: claiming, heartbeating and completing are one
+//! statement each, claimed with `FOR UPDATE SKIP LOCKED`, and recording a batch of fires is one
+//! statement after one that locks its jobs' rows, in one transaction.
 //!
 //! ```no_run
 //! # async fn demo() -> baton_core::Result<()> {

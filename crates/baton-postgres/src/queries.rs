@@ -52,6 +52,10 @@ queries! {
     JOB_SKIP_THROUGH = "job_skip_through.sql";
     /// The last fire accounted for, per job.
     JOB_LAST_FIRES = "job_last_fires.sql";
+    /// Lock the jobs of a batch of fires, shared with other batches of fires.
+    EXECUTION_RECORD_LOCK_FIRES = "execution_record_lock_fires.sql";
+    /// Lock the jobs of a batch with missed runs, excluding every other batch.
+    EXECUTION_RECORD_LOCK_MISSED = "execution_record_lock_missed.sql";
     /// Record a batch of fires and missed runs, and wake the workers.
     EXECUTION_RECORD_FIRES = "execution_record_fires.sql";
     /// Lock a job for a trigger and read the server's time.

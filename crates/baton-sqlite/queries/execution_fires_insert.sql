@@ -1,6 +1,7 @@
 -- Records the fires in ?1, a JSON array of [job, fire_key, scheduled_at, due_at], at ?2 (now),
 -- in array order. A fire of a paused job, or at or before its job's skip_through, is recorded
--- as skipped. A fire already recorded is left as it is; RETURNING lists only the new rows.
+-- as skipped. A fire already recorded, or at an instant a missed run of its job covers, is
+-- left as it is; RETURNING lists only the new rows.
 INSERT INTO baton_executions (
     job, fire_key, scheduled_at, attempt, "trigger", status, due_at, created_at, finished_at,
     detail
@@ -23,7 +24,14 @@ FROM (
     FROM json_each(?1) AS f
     JOIN baton_jobs AS j ON j.name = json_extract(f.value, '$[0]')
 ) AS fire
-WHERE true
+WHERE NOT EXISTS (
+    SELECT 1
+    FROM baton_executions AS r
+    WHERE r.job = fire.job
+      AND r.covers_through IS NOT NULL
+      AND r.scheduled_at <= fire.scheduled_at
+      AND r.covers_through >= fire.scheduled_at
+)
 ORDER BY fire.position
 ON CONFLICT (job, fire_key, attempt) DO NOTHING
 RETURNING status

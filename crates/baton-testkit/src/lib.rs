@@ -16,5 +16,6 @@ pub mod ledger;
 pub mod node;
 pub mod proxy;
 pub mod scheduler_faults;
+pub mod scheduler_overlap;
 pub mod seed;
 pub mod servers;

@@ -2,6 +2,7 @@
 //! processes.
 
 use baton_testkit::scheduler_faults::{self, Setup};
+use baton_testkit::scheduler_overlap::{self, Held};
 use baton_testkit::servers::PostgresServer;
 
 fn setup(server: &PostgresServer) -> Setup {
@@ -31,4 +32,26 @@ async fn sigstop_of_the_scheduler_leader_past_its_ttl() {
         scheduler_faults::paused_leader_is_replaced_and_its_late_write_fenced(&setup(&server))
             .await;
     eprintln!("postgres, SIGSTOP of the leader past its TTL: {measured}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill9_of_the_leader_while_a_forbid_execution_completes_elsewhere() {
+    let server = PostgresServer::start();
+    let measured = scheduler_overlap::owed_fires_of_a_forbid_job_run_after_the_leader_dies(
+        &setup(&server),
+        Held::Elsewhere,
+    )
+    .await;
+    eprintln!("postgres, kill -9 of the leader while a forbid execution completes: {measured}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill9_of_the_leader_running_a_forbid_execution() {
+    let server = PostgresServer::start();
+    let measured = scheduler_overlap::owed_fires_of_a_forbid_job_run_after_the_leader_dies(
+        &setup(&server),
+        Held::OnTheLeader,
+    )
+    .await;
+    eprintln!("postgres, kill -9 of the leader running a forbid execution: {measured}");
 }

@@ -1,6 +1,7 @@
 //! Scheduler fault tests on SQLite with three nodes as separate processes sharing one file.
 
 use baton_testkit::scheduler_faults::{self, Setup};
+use baton_testkit::scheduler_overlap::{self, Held};
 
 fn setup(dir: &tempfile::TempDir) -> Setup {
     Setup {
@@ -30,4 +31,26 @@ async fn sigstop_of_the_scheduler_leader_past_its_ttl() {
     let measured =
         scheduler_faults::paused_leader_is_replaced_and_its_late_write_fenced(&setup(&dir)).await;
     eprintln!("sqlite, SIGSTOP of the leader past its TTL: {measured}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill9_of_the_leader_while_a_forbid_execution_completes_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let measured = scheduler_overlap::owed_fires_of_a_forbid_job_run_after_the_leader_dies(
+        &setup(&dir),
+        Held::Elsewhere,
+    )
+    .await;
+    eprintln!("sqlite, kill -9 of the leader while a forbid execution completes: {measured}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill9_of_the_leader_running_a_forbid_execution() {
+    let dir = tempfile::tempdir().unwrap();
+    let measured = scheduler_overlap::owed_fires_of_a_forbid_job_run_after_the_leader_dies(
+        &setup(&dir),
+        Held::OnTheLeader,
+    )
+    .await;
+    eprintln!("sqlite, kill -9 of the leader running a forbid execution: {measured}");
 }

@@ -26,7 +26,8 @@ pub enum ClaimDecision {
 pub struct JobState<'a> {
     /// The job as stored, or `None` if it is no longer registered.
     pub job: Option<&'a Job>,
-    /// The job's execution that runs now, if any.
+    /// The job's execution that runs now, if any (the one with the lowest id when several
+    /// do), with its `started_at`.
     pub running: Option<&'a Execution>,
     /// The id of the job's earliest scheduled execution that is due, if any.
     pub first_waiting: Option<i64>,
@@ -39,6 +40,12 @@ pub struct JobState<'a> {
 /// asked); one later than the starting deadline (measured from `due_at`, so that a retry's
 /// backoff does not count against it) is missed; then the overlap policy decides against the
 /// job's running execution.
+///
+/// Overlap `forbid` skips a fire that came due while the running execution ran: one that
+/// started before the fire's `due_at`. A fire that came due before the running execution
+/// started (fires owed after the scheduler was down and claimed together, the first of which
+/// this claim has just started; a fire that waited behind another) overlapped nothing: it
+/// waits for that execution to end, and is decided again then.
 ///
 /// An execution not yet due (claimed ahead) runs only where that decision at its due instant
 /// could not differ: its job is registered, not paused, does not skip it, and allows overlap
@@ -75,10 +82,11 @@ pub fn claim_decision(due: &Execution, state: JobState<'_>, now: StoreTime) -> C
         return ClaimDecision::Run;
     };
     match policy.overlap {
-        OverlapPolicy::Forbid => ClaimDecision::Settle(
+        OverlapPolicy::Forbid if started_before(running, due.due_at) => ClaimDecision::Settle(
             ExecutionStatus::Skipped,
             format!("overlap=forbid: execution {} still running", running.id),
         ),
+        OverlapPolicy::Forbid => ClaimDecision::Wait,
         OverlapPolicy::Replace if running.cancel_requested => ClaimDecision::Wait,
         OverlapPolicy::Replace => ClaimDecision::WaitAndCancel(running.id),
         OverlapPolicy::BufferOne => match state.first_waiting {
@@ -105,6 +113,11 @@ fn claim_ahead_decision(ahead: &Execution, state: JobState<'_>) -> ClaimDecision
     } else {
         ClaimDecision::Wait
     }
+}
+
+/// Whether `running` started before `instant`; one whose start is not known has not.
+fn started_before(running: &Execution, instant: StoreTime) -> bool {
+    running.started_at.is_some_and(|started| started < instant)
 }
 
 /// When the next attempt is due after an attempt ended in `status` at `now`, or `None` when
@@ -173,6 +186,12 @@ mod tests {
         execution(id, ExecutionStatus::Scheduled, 5)
     }
 
+    /// An execution running since it came due `due_secs_ago`.
+    fn running(id: i64, due_secs_ago: u64) -> Execution {
+        let started = execution(id, ExecutionStatus::Running, due_secs_ago);
+        Execution { started_at: Some(started.due_at), ..started }
+    }
+
     fn decide(
         job: &Job,
         due: &Execution,
@@ -227,7 +246,7 @@ mod tests {
     fn without_a_running_execution_every_overlap_policy_runs() {
         for policy in OverlapPolicy::ALL {
             assert_eq!(decide(&overlap(*policy), &due(2), None, 2), ClaimDecision::Run, "{policy}");
-            let itself = execution(2, ExecutionStatus::Running, 5);
+            let itself = running(2, 5);
             let decision = decide(&overlap(*policy), &due(2), Some(&itself), 2);
             assert_eq!(
                 decision,
@@ -239,7 +258,7 @@ mod tests {
 
     #[test]
     fn overlap_policies_decide_against_the_running_execution() {
-        let running = execution(1, ExecutionStatus::Running, 60);
+        let running = running(1, 60);
         let forbid = decide(&overlap(OverlapPolicy::Forbid), &due(2), Some(&running), 2);
         assert_eq!(forbid, skipped("overlap=forbid: execution 1 still running"));
         let allow = decide(&overlap(OverlapPolicy::Allow), &due(2), Some(&running), 2);
@@ -252,8 +271,27 @@ mod tests {
     }
 
     #[test]
+    fn forbid_skips_only_a_fire_that_came_due_while_the_running_execution_ran() {
+        let forbid = overlap(OverlapPolicy::Forbid);
+        let owed = execution(2, ExecutionStatus::Scheduled, 50);
+        let started_since = running(1, 10);
+        assert_eq!(
+            decide(&forbid, &owed, Some(&started_since), 2),
+            ClaimDecision::Wait,
+            "a fire owed since before the running execution started waits for it"
+        );
+        let started_at_its_due = Execution { started_at: Some(owed.due_at), ..started_since };
+        let decision = decide(&forbid, &owed, Some(&started_at_its_due), 2);
+        assert_eq!(decision, ClaimDecision::Wait, "started at the same instant: not before");
+        let unknown = Execution { started_at: None, ..started_at_its_due };
+        assert_eq!(decide(&forbid, &owed, Some(&unknown), 2), ClaimDecision::Wait);
+        let before = decide(&forbid, &owed, Some(&running(1, 60)), 2);
+        assert_eq!(before, skipped("overlap=forbid: execution 1 still running"));
+    }
+
+    #[test]
     fn buffer_one_keeps_the_first_waiting_fire_and_skips_the_others() {
-        let running = execution(1, ExecutionStatus::Running, 60);
+        let running = running(1, 60);
         let buffer = overlap(OverlapPolicy::BufferOne);
         assert_eq!(decide(&buffer, &due(2), Some(&running), 2), ClaimDecision::Wait);
         let third = decide(&buffer, &due(3), Some(&running), 2);
@@ -264,7 +302,7 @@ mod tests {
     fn a_fire_claimed_ahead_runs_only_where_its_start_cannot_be_refused() {
         let at = NOW.saturating_add(Duration::from_secs(1));
         let ahead = Execution { due_at: at, scheduled_at: at, ..due(2) };
-        let running = execution(1, ExecutionStatus::Running, 60);
+        let running = running(1, 60);
         let state = |job, running, first_waiting| JobState { job, running, first_waiting };
         let (allow, forbid) = (overlap(OverlapPolicy::Allow), overlap(OverlapPolicy::Forbid));
         let decide_ahead = |state| claim_decision(&ahead, state, NOW);

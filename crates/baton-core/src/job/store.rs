@@ -40,12 +40,13 @@ pub struct NewFire {
     pub due_at: StoreTime,
 }
 
-/// A run of fires that will not run, recorded as one `missed` record.
+/// A run of fires that will not run, recorded as one `missed` record that holds every instant
+/// from `first` to `last`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MissedFires {
     /// The job.
     pub job: JobName,
-    /// The first fire of the run; the record's identity.
+    /// The first fire of the run; the record's key.
     pub first: StoreTime,
     /// The last fire of the run.
     pub last: StoreTime,
@@ -56,6 +57,12 @@ pub struct MissedFires {
 }
 
 /// Fires the scheduler leader records at once, in one statement where the store allows.
+///
+/// Every instant is accounted for by at most one record of the job's schedule, whichever is
+/// recorded first: a fire at an instant a missed run on record covers is not recorded, and
+/// neither is a missed run one of whose instants a record of the schedule already holds (a
+/// fire, or another missed run reaching into it), so that two leaders briefly overlapping
+/// never record one instant both as run and as missed.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RecordFiresParams {
     /// Fires to run. One of a paused job is recorded as skipped (`paused`); one at or before
@@ -68,8 +75,8 @@ pub struct RecordFiresParams {
 /// What [`JobStore::record_fires`] wrote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FiresRecorded {
-    /// Records inserted; fires already recorded (by an earlier or a concurrent leader) are
-    /// left as they are and not counted.
+    /// Records inserted; fires and missed runs whose instants are already accounted for (by
+    /// an earlier or a concurrent leader) are left out and not counted.
     pub inserted: u64,
 }
 
@@ -283,7 +290,8 @@ pub trait DueChanges: Send {
 /// A store of jobs and their executions.
 ///
 /// Every implementation passes the job-store conformance suite in `baton-testkit`: a fire is
-/// recorded at most once however many leaders record it (I5); an execution is claimed by at
+/// recorded at most once however many leaders record it, and never both as run and as missed
+/// (I5); overlap is decided against the record as of the claim; an execution is claimed by at
 /// most one worker and each claim issues a fencing token greater than any before (I6); a
 /// finished execution never runs again; an execution whose worker stopped heartbeating is
 /// abandoned and retried only as its policy allows; every record can be read back with
@@ -310,7 +318,8 @@ pub trait JobStore: Send + Sync + 'static {
     /// scheduler leader continues where the last one stopped.
     async fn job_last_fires(&self) -> Result<Vec<(JobName, StoreTime)>>;
 
-    /// Records fires and missed runs; a fire already recorded is left as it is.
+    /// Records fires and missed runs; one whose instants are already accounted for is left
+    /// out (see [`RecordFiresParams`]).
     async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded>;
 
     /// Records an execution outside the schedule, or answers the one already recorded under

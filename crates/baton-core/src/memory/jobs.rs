@@ -28,8 +28,10 @@ use crate::time::{Clock, StoreTime, SystemClock};
 ///   shares its key and its scheduled instant.
 /// - **Recording fires.** A fire of a paused job is recorded `skipped` (`job is paused`), one
 ///   at or before the job's `skip_through` `skipped` (`skip-next`), any other `scheduled`. A
-///   missed run is one `missed` record at its first fire, covering through its last. A batch
-///   naming an unregistered job fails with `NotFound` and records nothing.
+///   missed run is one `missed` record at its first fire, covering through its last. A fire
+///   at an instant a missed run covers is not recorded, nor a missed run one of whose instants
+///   a schedule record already holds. A batch naming an unregistered job fails with `NotFound`
+///   and records nothing.
 /// - **Triggers.** A fire never recorded gets attempt 1; one whose latest attempt succeeded or
 ///   is still scheduled or running is answered as it is; any other gets the next attempt.
 /// - **Tokens.** One counter for the whole store, issued at every claim and never reused.
@@ -37,6 +39,8 @@ use crate::time::{Clock, StoreTime, SystemClock};
 ///   order by [`claim_decision`](crate::job::rules::claim_decision), each decision seeing
 ///   the effects of the earlier ones, until `limit` executions run. Executions that wait or
 ///   are settled do not count against the limit, so a waiting fire never starves other jobs.
+///   A completion or rescue that ends an execution of a job (not `allow`) with a due
+///   execution still scheduled wakes the due feeds, as that execution may have waited on it.
 /// - **Rescue.** A running execution whose last heartbeat is strictly more than `stale_after`
 ///   old is abandoned, oldest heartbeat first; a retry follows as after a failed attempt.
 /// - **Retention.** [`prune`](JobStore::prune) ranks a job's final executions newest first by

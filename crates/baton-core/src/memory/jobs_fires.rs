@@ -4,12 +4,14 @@
 use super::jobs_state::{Records, draft, start};
 use crate::error::{Error, ErrorKind, Result};
 use crate::job::{
-    Execution, ExecutionStatus, FireKey, FiresRecorded, RecordFiresParams, TriggerOutcome,
+    Execution, ExecutionStatus, FireKey, FiresRecorded, RecordFiresParams, Trigger, TriggerOutcome,
     TriggerParams,
 };
+use crate::schedule::JobName;
 use crate::time::StoreTime;
 
-/// What a write did, and whether it made something newly scheduled (to wake the workers).
+/// What a write did, and whether it gave the workers something to claim (to wake them): an
+/// execution newly scheduled, or a job freed while an execution of it waits.
 pub(super) struct Written<T> {
     pub(super) outcome: T,
     pub(super) scheduled: bool,
@@ -31,6 +33,9 @@ impl Records {
         let mut inserted = 0;
         let mut scheduled = false;
         for run in params.missed {
+            if self.accounts_for(&run.job, run.first, run.last) {
+                continue;
+            }
             let mut record = draft(&run.job, &FireKey::at(run.first), run.first, now);
             record.covers_through = Some(run.last);
             record.covers_count = run.count;
@@ -40,6 +45,9 @@ impl Records {
             inserted += u64::from(self.insert(record).is_some());
         }
         for fire in params.fires {
+            if self.accounts_for(&fire.job, fire.scheduled_at, fire.scheduled_at) {
+                continue;
+            }
             let job = self.require_job(&fire.job)?;
             let skipped = if job.paused {
                 Some("job is paused")
@@ -62,6 +70,16 @@ impl Records {
             }
         }
         Ok(Written { outcome: FiresRecorded { inserted }, scheduled })
+    }
+
+    /// Whether a schedule record of `job` (a fire, or a missed run with every instant it
+    /// covers) already accounts for an instant of `[first, last]`.
+    fn accounts_for(&self, job: &JobName, first: StoreTime, last: StoreTime) -> bool {
+        self.job_executions(job).any(|e| {
+            e.trigger == Trigger::Schedule
+                && e.scheduled_at <= last
+                && e.covers_through.unwrap_or(e.scheduled_at) >= first
+        })
     }
 
     /// Records an execution outside the schedule at `now`, or answers the fire's latest

@@ -9,7 +9,7 @@ use crate::job::{
     HeartbeatParams, RescueParams, Rescued,
 };
 use crate::page::MAX_PAGE_SIZE;
-use crate::schedule::JobName;
+use crate::schedule::{JobName, OverlapPolicy};
 use crate::time::StoreTime;
 
 impl Records {
@@ -144,7 +144,7 @@ impl Records {
             self.outputs.insert(params.id, output);
         }
         let retry = self.record_retry(params.id, now);
-        let scheduled = retry.is_some();
+        let scheduled = retry.is_some() || self.waits_on_overlap(&execution.job, now);
         Ok(Written { outcome: Completed { execution, retry }, scheduled })
     }
 
@@ -178,12 +178,15 @@ impl Records {
         stale.sort_unstable();
         stale.truncate(params.limit as usize);
         let mut rescued = Rescued::default();
+        let mut freed = false;
         for (beat, id) in stale {
             let execution = self.executions.get_mut(&id).expect("stale execution");
             let node = execution.node.as_ref().map_or("unknown", |node| node.as_str());
             let detail = format!("worker {node} stopped heartbeating (last at {beat})");
             finish(execution, ExecutionStatus::Abandoned, Some(detail), now);
-            rescued.abandoned.push(execution.clone());
+            let execution = execution.clone();
+            freed |= self.waits_on_overlap(&execution.job, now);
+            rescued.abandoned.push(execution);
             rescued.retries.extend(self.record_retry(id, now));
         }
         rescued.oldest_heartbeat = self
@@ -192,7 +195,18 @@ impl Records {
             .filter(|e| e.status == ExecutionStatus::Running)
             .filter_map(|e| e.heartbeat_at.or(e.started_at))
             .min();
-        let scheduled = !rescued.retries.is_empty();
+        let scheduled = freed || !rescued.retries.is_empty();
         Written { outcome: rescued, scheduled }
+    }
+
+    /// Whether `job`, whose overlap is not `allow`, has an execution due at `now` still
+    /// scheduled: one that may have waited on the execution that just ended.
+    fn waits_on_overlap(&self, job: &JobName, now: StoreTime) -> bool {
+        let allows =
+            self.job(job).is_none_or(|job| job.definition.policy.overlap == OverlapPolicy::Allow);
+        !allows
+            && self
+                .job_executions(job)
+                .any(|e| e.status == ExecutionStatus::Scheduled && e.due_at <= now)
     }
 }

@@ -58,7 +58,9 @@ named_policy!(
     OverlapPolicy, "overlap policy",
     /// Start the new execution alongside the running one.
     Allow => "allow",
-    /// Record the new fire as skipped and let the running execution finish.
+    /// Record the new fire as skipped and let the running execution finish. A fire that came
+    /// due before the running execution started (fires owed after the scheduler was down)
+    /// waits for it instead, and is decided again once it has ended.
     #[default]
     Forbid => "forbid",
     /// Cancel the running execution and start the new one.

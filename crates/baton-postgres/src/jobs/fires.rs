@@ -1,15 +1,16 @@
-//! Recording executions: the scheduler leader's batches of fires and missed runs (one
-//! statement), and triggers outside the schedule (one short transaction).
+//! Recording executions: the scheduler leader's batches of fires and missed runs, and
+//! triggers outside the schedule (one short transaction each).
 
 use baton_core::job::{FiresRecorded, RecordFiresParams, TriggerOutcome, TriggerParams};
 use baton_core::{Error, ErrorKind, Execution, ExecutionStatus, FireKey, Result};
+use sqlx::postgres::PgRow;
 use sqlx::{Connection, PgConnection};
 
 use super::{PostgresJobStore, internal, not_registered};
 use crate::error::query_error;
 use crate::queries::{
-    EXECUTION_LATEST_ATTEMPT, EXECUTION_RECORD_FIRES, EXECUTION_TRIGGER_INSERT,
-    EXECUTION_TRIGGER_LOCK,
+    EXECUTION_LATEST_ATTEMPT, EXECUTION_RECORD_FIRES, EXECUTION_RECORD_LOCK_FIRES,
+    EXECUTION_RECORD_LOCK_MISSED, EXECUTION_TRIGGER_INSERT, EXECUTION_TRIGGER_LOCK,
 };
 use crate::row;
 
@@ -58,26 +59,22 @@ impl<'a> Batch<'a> {
 }
 
 impl PostgresJobStore {
+    /// Records a batch in one transaction: the rows of its jobs are locked (in name order), then
+    /// one statement records every fire and missed run. A batch with missed runs excludes every
+    /// other batch of its jobs and a batch of fires only those with missed runs, so that two
+    /// leaders never both account for one instant, one as run and one as missed: the first to
+    /// record it decides it, and the other's statement reads what it committed.
     pub(super) async fn record(&self, params: RecordFiresParams) -> Result<FiresRecorded> {
         if params.fires.is_empty() && params.missed.is_empty() {
             return Ok(FiresRecorded::default());
         }
         let batch = Batch::new(&params)?;
-        let query = sqlx::query(EXECUTION_RECORD_FIRES)
-            .bind(&batch.jobs)
-            .bind(&batch.instants)
-            .bind(&batch.due)
-            .bind(&batch.keys)
-            .bind(&batch.missed_jobs)
-            .bind(&batch.firsts)
-            .bind(&batch.lasts)
-            .bind(&batch.counts)
-            .bind(&batch.reasons)
-            .bind(&batch.missed_keys);
-        let answer = self
-            .connections
-            .fetch_optional(query, || "recording fires".to_string())
-            .await?
+        let action = || "recording fires".to_string();
+        let mut conn = self.connections.get().await.map_err(|err| query_error(action(), err))?;
+        let answer = record_in(&mut conn, &batch).await;
+        let answer = conn
+            .finish(answer)
+            .map_err(|err| query_error(action(), err))?
             .ok_or_else(|| internal("recording fires answered no row".to_string()))?;
         let unknown = row::texts(&answer, "unknown")?;
         if let Some(first) = unknown.first() {
@@ -101,6 +98,38 @@ impl PostgresJobStore {
         let answer = trigger_in(&mut conn, &params).await;
         conn.finish(answer).map_err(|err| query_error(action(), err))?
     }
+}
+
+/// Runs a batch in one transaction on `conn`: the lock of its jobs, then its statement.
+async fn record_in(
+    conn: &mut PgConnection,
+    batch: &Batch<'_>,
+) -> std::result::Result<Option<PgRow>, sqlx::Error> {
+    let mut jobs: Vec<&str> = batch.jobs.iter().chain(&batch.missed_jobs).copied().collect();
+    jobs.sort_unstable();
+    jobs.dedup();
+    let lock = if batch.missed_jobs.is_empty() {
+        EXECUTION_RECORD_LOCK_FIRES
+    } else {
+        EXECUTION_RECORD_LOCK_MISSED
+    };
+    let mut tx = conn.begin().await?;
+    sqlx::query(lock).bind(&jobs).execute(&mut *tx).await?;
+    let answer = sqlx::query(EXECUTION_RECORD_FIRES)
+        .bind(&batch.jobs)
+        .bind(&batch.instants)
+        .bind(&batch.due)
+        .bind(&batch.keys)
+        .bind(&batch.missed_jobs)
+        .bind(&batch.firsts)
+        .bind(&batch.lasts)
+        .bind(&batch.counts)
+        .bind(&batch.reasons)
+        .bind(&batch.missed_keys)
+        .fetch_optional(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(answer)
 }
 
 /// Runs a trigger in one transaction on `conn`: lock the job row (so that triggers of one job

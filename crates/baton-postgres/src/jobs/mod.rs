@@ -2,12 +2,14 @@
 //!
 //! Jobs live in `baton_jobs`, executions in `baton_executions`; times are milliseconds on the
 //! server's clock and execution tokens come from `baton_fencing_tokens`, the sequence leases
-//! draw from. Recording a batch of fires, claiming, heartbeating, completing (retry included),
-//! cancelling, rescuing and pruning are one statement and one commit each; a trigger is one
-//! short transaction. Workers are woken through `NOTIFY` on [`DUE_CHANNEL`](crate::DUE_CHANNEL)
-//! when something becomes due. The claim is the function `baton_claim_executions`; how it
-//! stays race-free, and why it is a function, is explained in `migrations/0009_claim_function.sql`.
-//! Changing the claim therefore takes a new migration that replaces the function.
+//! draw from. Claiming, heartbeating, completing (retry included), cancelling, rescuing and
+//! pruning are one statement and one commit each; recording a batch of fires and a trigger are
+//! one short transaction each, which first locks the rows of their jobs. Workers are woken
+//! through `NOTIFY` on [`DUE_CHANNEL`](crate::DUE_CHANNEL) when something becomes due. The
+//! claim is the function `baton_claim_executions`; how it stays race-free, and why it is a
+//! function, is explained in `migrations/0009_claim_function.sql`, and how it decides overlap
+//! `forbid` in `migrations/0010_claim_forbid_came_due.sql`. Changing the claim therefore takes
+//! a new migration that replaces the function.
 
 mod claims;
 mod definitions;

@@ -187,6 +187,7 @@ impl States {
                 if lowest {
                     let mut started = due.clone();
                     started.status = ExecutionStatus::Running;
+                    started.started_at = Some(now.max(due.due_at));
                     self.running.insert(due.job.clone(), started);
                 }
             }

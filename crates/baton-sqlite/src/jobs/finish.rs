@@ -117,15 +117,16 @@ async fn complete_in_one(
         });
     }
     let done: Vec<Execution> = finished.iter().filter_map(|r| r.as_ref().ok().cloned()).collect();
-    let retries = if done.is_empty() {
+    let (retries, freed) = if done.is_empty() {
         tx::finish_unchanged(tx).await;
-        Vec::new()
+        (Vec::new(), false)
     } else {
         let retries = record_retries(&mut tx, &done, now, &doing).await?;
+        let freed = waits_on_overlap(&mut tx, &done, now, &doing).await?;
         tx::commit(tx, &doing).await?;
-        retries
+        (retries, freed)
     };
-    if !retries.is_empty() {
+    if freed || !retries.is_empty() {
         inner.wake_workers();
     }
     let retry_of = |execution: &Execution| {
@@ -214,12 +215,30 @@ pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescue
     let order: HashMap<i64, usize> = stale.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
     abandoned.sort_by_key(|execution| order.get(&execution.id).copied().unwrap_or(usize::MAX));
     let retries = record_retries(&mut tx, &abandoned, now, doing).await?;
+    let freed = waits_on_overlap(&mut tx, &abandoned, now, doing).await?;
     let oldest_heartbeat = oldest_heartbeat(&mut *tx, doing).await?;
     tx::commit(tx, doing).await?;
-    if !retries.is_empty() {
+    if freed || !retries.is_empty() {
         inner.wake_workers();
     }
     Ok(Rescued { abandoned, retries, oldest_heartbeat })
+}
+
+/// Whether a job of the `finished` executions, whose overlap is not `allow`, has an execution
+/// due at `now` still scheduled: it may have waited on one of them, so the workers are woken.
+async fn waits_on_overlap(
+    conn: &mut SqliteConnection,
+    finished: &[Execution],
+    now: StoreTime,
+    doing: &str,
+) -> Result<bool> {
+    let jobs = crate::json::strings(finished.iter().map(|execution| execution.job.as_str()));
+    sqlx::query_scalar(include_str!("../../queries/execution_waiting_on_overlap.sql"))
+        .bind(now.as_millis())
+        .bind(jobs)
+        .fetch_one(conn)
+        .await
+        .map_err(|err| from_sqlx(doing, err))
 }
 
 /// The oldest heartbeat of the executions running now.

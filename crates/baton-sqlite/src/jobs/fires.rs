@@ -17,6 +17,9 @@ use crate::tx;
 /// Records fires and missed runs in one transaction: one statement checks that every job is
 /// registered, one inserts every missed run and one every fire (`ON CONFLICT DO NOTHING` on
 /// the fire's identity, paused and skip-next decided in the statement from the job's row).
+/// Every instant is accounted for once: a missed run is left out when a schedule record of
+/// its job already holds one of its instants, and a fire when a missed run covers it. The
+/// write transaction serialises leaders, so the first to record an instant decides it.
 pub(super) async fn record(inner: &Inner, params: RecordFiresParams) -> Result<FiresRecorded> {
     let RecordFiresParams { fires, missed } = params;
     if fires.is_empty() && missed.is_empty() {

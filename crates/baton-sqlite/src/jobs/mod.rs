@@ -37,8 +37,10 @@ mod tokens;
 /// Each write is one `BEGIN IMMEDIATE` transaction whose store time is read once the write lock
 /// is held, as in [`SqliteLeaseStore`](crate::SqliteLeaseStore). Execution tokens come from the
 /// lease store's token counter, so they never collide with lease tokens and only grow. When a
-/// write records executions for the workers (fires, run-now, retries), every subscriber of
-/// [`subscribe_due`](JobStore::subscribe_due) in every process is woken after the commit.
+/// write records executions for the workers (fires, run-now, retries), or ends an execution of
+/// a job (not `allow`) with a due execution still scheduled, which may have waited on it,
+/// every subscriber of [`subscribe_due`](JobStore::subscribe_due) in every process is woken
+/// after the commit.
 ///
 /// Cloning is cheap; clones share the connection pools.
 #[derive(Debug, Clone)]

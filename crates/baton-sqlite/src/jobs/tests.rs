@@ -162,9 +162,9 @@ async fn a_claim_through_a_long_backlog_hands_the_write_lock_on_every_thousand_c
     let store: &dyn JobStore = &counted.store;
     let job = register_with(store, OverlapPolicy::Forbid).await;
     let base = store.now().await.unwrap().as_millis() - 3_600_000;
-    let fire = |i: i64| {
+    let fire = |i: i64, due: Option<StoreTime>| {
         let at = StoreTime::from_millis(base + i);
-        NewFire { job: job.clone(), scheduled_at: at, due_at: at }
+        NewFire { job: job.clone(), scheduled_at: at, due_at: due.unwrap_or(at) }
     };
     let node = HolderId::new("counted-node").unwrap();
     let claim = |limit| ClaimParams {
@@ -174,16 +174,21 @@ async fn a_claim_through_a_long_backlog_hands_the_write_lock_on_every_thousand_c
         ahead: Duration::ZERO,
     };
     store
-        .record_fires(RecordFiresParams { fires: vec![fire(0)], missed: Vec::new() })
+        .record_fires(RecordFiresParams { fires: vec![fire(0, None)], missed: Vec::new() })
         .await
         .unwrap();
-    assert_eq!(store.claim(claim(1)).await.unwrap().running.len(), 1);
+    let first = store.claim(claim(1)).await.unwrap().running.remove(0);
+    // The backlog comes due once the first has started.
+    let due = first.started_at.unwrap().saturating_add(Duration::from_millis(1));
     for batch in 0..3 {
-        let fires = (1..=850).map(|i| fire(batch * 850 + i)).collect();
+        let fires = (1..=850).map(|i| fire(batch * 850 + i, Some(due))).collect();
         store.record_fires(RecordFiresParams { fires, missed: Vec::new() }).await.unwrap();
     }
+    while store.now().await.unwrap() < due {
+        tokio::task::yield_now().await;
+    }
 
-    // Every fire of the backlog is skipped while the first runs (overlap=forbid).
+    // Every fire of the backlog came due while the first runs: skipped (overlap=forbid).
     let (claimed, (commits, _)) = counted.cost(store.claim(claim(10))).await;
     let claimed = claimed.unwrap();
     assert!(claimed.running.is_empty());

@@ -15,7 +15,8 @@
 //! - `WROTE <step> RUN` or `REJECTED <step> RUN` for each fenced write (`once` for tick;
 //!   `begin`, then `end` after [`node::SLOW_RUN`] of work, for slow); a rejected write fails
 //!   the handler; `ERROR <step> RUN <error>` reports a write that failed otherwise;
-//! - `STOPPING [RUN]` and `RESUMED` around a pause (below).
+//! - `STOPPING [RUN]` and `RESUMED` around a pause (below);
+//! - `HELD RUN` when a `tick` handler holds before its write (below).
 //!
 //! A handler's body runs in a task of its own, so it finishes even when the scheduler stops
 //! awaiting it (its execution was abandoned): a late write of an abandoned attempt really
@@ -31,6 +32,10 @@
 //! the middle of a SQLite write transaction would block every other node until SIGCONT). After
 //! SIGCONT it prints `RESUMED` and opens the gate. A write is reported before its call leaves
 //! the gate, so an event printed after `RESUMED` is about a write made after the pause.
+//!
+//! `HOLD-TICK` makes the next `tick` handler that starts hold before its write, its execution
+//! running and heartbeated, until `RELEASE` (which also lets through the next one to hold, if
+//! it comes first).
 //!
 //! With `BATON_TEST_NODE_LOG_DIR` set, it logs to `NODE.log` in that directory, filtered by
 //! `BATON_TEST_NODE_LOG` (default `info`).
@@ -50,6 +55,7 @@ use baton_testkit::gate::Gate;
 use baton_testkit::job_ledger::{Append, JobLedger};
 use baton_testkit::node::{self, SLOW, TICK};
 use tokio::io::AsyncBufReadExt;
+use tokio::sync::Notify;
 
 fn say(line: impl AsRef<str>) {
     let mut out = std::io::stdout().lock();
@@ -84,6 +90,8 @@ async fn main() -> anyhow::Result<()> {
         gate: gate.clone(),
         node: name.clone(),
         stop_in_tick: Arc::default(),
+        hold_tick: Arc::default(),
+        release: Arc::default(),
     };
     let mut builder = Scheduler::builder(leases.clone(), store).config(config);
     for job in jobs.split(',') {
@@ -97,6 +105,8 @@ async fn main() -> anyhow::Result<()> {
         match line.trim() {
             "STOP" => gate.stop_here("").await,
             "STOP-IN-TICK" => sink.stop_in_tick.store(true, Ordering::SeqCst),
+            "HOLD-TICK" => sink.hold_tick.store(true, Ordering::SeqCst),
+            "RELEASE" => sink.release.notify_one(),
             "QUIT" => break,
             _ => {}
         }
@@ -148,6 +158,10 @@ struct Sink {
     node: String,
     /// Set by `STOP-IN-TICK`.
     stop_in_tick: Arc<AtomicBool>,
+    /// Set by `HOLD-TICK`.
+    hold_tick: Arc<AtomicBool>,
+    /// Signalled by `RELEASE`.
+    release: Arc<Notify>,
 }
 
 impl Sink {
@@ -165,6 +179,10 @@ impl Sink {
             say(format!("STARTED {run}"));
             if ctx.job().as_str() == TICK && sink.stop_in_tick.swap(false, Ordering::SeqCst) {
                 sink.gate.stop_here(&run).await;
+            }
+            if ctx.job().as_str() == TICK && sink.hold_tick.swap(false, Ordering::SeqCst) {
+                say(format!("HELD {run}"));
+                sink.release.notified().await;
             }
             let mut outcome = Ok(());
             for (i, step) in steps.iter().enumerate() {

@@ -69,9 +69,9 @@ struct Leader {
 
 impl Leader {
     async fn lead(&mut self, term: &LeaderHandle) {
-        let mut clock = loop {
+        let (mut clock, mut rescue_at) = loop {
             match self.start(term).await {
-                Ok(clock) => break clock,
+                Ok(started) => break started,
                 Err(err) => {
                     tracing::warn!(%err, "scheduler leader could not start its term, retrying");
                     tokio::time::sleep(RETRY).await;
@@ -79,7 +79,6 @@ impl Leader {
             }
         };
         let mut reload_at = Instant::now() + self.config.reload_interval;
-        let mut rescue_at = Instant::now();
         let mut prune_at = Instant::now() + self.config.prune_interval;
         loop {
             let next_fire = self.due.first().map(|(at, _)| *at);
@@ -123,15 +122,22 @@ impl Leader {
         }
     }
 
-    /// Reads every job and where each stopped, and records what was due meanwhile.
-    async fn start(&mut self, term: &LeaderHandle) -> Result<StoreClock> {
+    /// Reads every job and where each stopped, and records what was due meanwhile; answers
+    /// the store's clock and when to rescue next.
+    ///
+    /// It rescues first: the executions of a node that died (the previous leader's among
+    /// them) whose heartbeats are already stale are abandoned before the fires owed since are
+    /// recorded, so that the claims of those fires do not decide their overlap against
+    /// executions that no longer run.
+    async fn start(&mut self, term: &LeaderHandle) -> Result<(StoreClock, Instant)> {
         self.jobs.clear();
         self.due.clear();
         self.listed_at = None;
         let clock = StoreClock::read(&*self.store).await?;
+        let rescue_at = self.rescue(&clock).await?;
         self.last = self.store.job_last_fires().await?.into_iter().collect();
         self.reload(term, &clock).await?;
-        Ok(clock)
+        Ok((clock, rescue_at))
     }
 
     /// Rereads the jobs registered or changed since the last listing (every job at the start

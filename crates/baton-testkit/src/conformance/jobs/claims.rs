@@ -1,4 +1,4 @@
-//! Cases on claiming: exclusivity, order, controls, overlap and starting deadlines (I6).
+//! Cases on claiming: exclusivity, order, controls and starting deadlines (I6).
 
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
@@ -190,97 +190,6 @@ pub async fn skip_through_skips_exactly_the_fires_up_to_it(h: &dyn JobHarness) {
     assert_eq!(times(&claimed.settled), [base], "the fire recorded before is skipped at claim");
     assert_eq!(claimed.settled[0].status, ExecutionStatus::Skipped);
     assert_eq!(claimed.settled[0].detail.as_deref(), Some("skip-next"));
-}
-
-/// Overlap `forbid`: a fire due while one runs is skipped, also between two fires due in one
-/// claim.
-pub async fn overlap_forbid_skips_while_one_runs(h: &dyn JobHarness) {
-    let store = h.store().await;
-    let job = register(&*store, "forbid", overlap(OverlapPolicy::Forbid)).await;
-    let node = unique_holder("node");
-    let base = past(&*store).await;
-    record_each(&*store, &job, &[base]).await;
-    let first = claim_running(&*store, &node, &job, &[base]).await.remove(0);
-    record_each(&*store, &job, &[plus(base, 60)]).await;
-    let claimed = claim(&*store, &node, &job).await;
-    assert_eq!(claimed.running, Vec::new());
-    assert_eq!(times(&claimed.settled), [plus(base, 60)]);
-    let skipped = &claimed.settled[0];
-    assert_eq!(skipped.status, ExecutionStatus::Skipped);
-    assert!(skipped.detail.as_deref().is_some_and(|d| d.contains("overlap=forbid")), "{skipped:?}");
-
-    complete(&*store, &first, ExecutionStatus::Succeeded).await;
-    record_each(&*store, &job, &[plus(base, 120), plus(base, 180)]).await;
-    let claimed = claim(&*store, &node, &job).await;
-    assert_eq!(times(&claimed.running), [plus(base, 120)], "the older fire runs");
-    assert_eq!(times(&claimed.settled), [plus(base, 180)], "the newer one is skipped");
-    assert_eq!(claimed.settled[0].status, ExecutionStatus::Skipped);
-}
-
-/// Overlap `allow`: a fire due while one runs starts alongside it.
-pub async fn overlap_allow_runs_both(h: &dyn JobHarness) {
-    let store = h.store().await;
-    let job = register(&*store, "allow", allow()).await;
-    let node = unique_holder("node");
-    let base = past(&*store).await;
-    record_each(&*store, &job, &[base]).await;
-    let first = claim_running(&*store, &node, &job, &[base]).await.remove(0);
-    record_each(&*store, &job, &[plus(base, 60)]).await;
-    let second = claim_running(&*store, &node, &job, &[plus(base, 60)]).await.remove(0);
-    assert!(token(&second) > token(&first), "a later claim gets a greater token");
-    assert_eq!(get(&*store, first.id).await.status, ExecutionStatus::Running);
-}
-
-/// Overlap `replace`: a new fire asks the running one to stop (seen in its heartbeat) and runs
-/// only once the old one has completed.
-pub async fn overlap_replace_cancels_the_running_one_first(h: &dyn JobHarness) {
-    let store = h.store().await;
-    let job = register(&*store, "replace", overlap(OverlapPolicy::Replace)).await;
-    let node = unique_holder("node");
-    let base = past(&*store).await;
-    record_each(&*store, &job, &[base]).await;
-    let old = claim_running(&*store, &node, &job, &[base]).await.remove(0);
-    record_each(&*store, &job, &[plus(base, 60)]).await;
-    claim_running(&*store, &node, &job, &[]).await;
-
-    let beat = heartbeat(&*store, &node, &[(old.id, token(&old))]).await;
-    assert_eq!((beat.lost, beat.cancel), (no_ids(), vec![old.id]), "the old run is asked to stop");
-    let asked = get(&*store, old.id).await;
-    assert!(asked.cancel_requested && asked.status == ExecutionStatus::Running, "{asked:?}");
-    let new = at_time(&*store, &job, plus(base, 60)).await;
-    assert_eq!(new.status, ExecutionStatus::Scheduled, "the new fire waits");
-    claim_running(&*store, &node, &job, &[]).await;
-
-    complete(&*store, &old, ExecutionStatus::Cancelled).await;
-    let new = claim_running(&*store, &node, &job, &[plus(base, 60)]).await.remove(0);
-    assert!(token(&new) > token(&old));
-}
-
-/// Overlap `buffer-one`: while one runs, the first fire due waits and later ones are skipped;
-/// the waiting one runs when the running one ends.
-pub async fn overlap_buffer_one_keeps_one_waiting(h: &dyn JobHarness) {
-    let store = h.store().await;
-    let job = register(&*store, "buffer", overlap(OverlapPolicy::BufferOne)).await;
-    let node = unique_holder("node");
-    let base = past(&*store).await;
-    record_each(&*store, &job, &[base]).await;
-    let first = claim_running(&*store, &node, &job, &[base]).await.remove(0);
-    record_each(&*store, &job, &[60, 120, 180].map(|s| plus(base, s))).await;
-    let claimed = claim(&*store, &node, &job).await;
-    assert_eq!(claimed.running, Vec::new());
-    let mut settled = claimed.settled;
-    settled.sort_by_key(|e| e.scheduled_at);
-    assert_eq!(times(&settled), [plus(base, 120), plus(base, 180)]);
-    for skipped in &settled {
-        assert_eq!(skipped.status, ExecutionStatus::Skipped);
-        let detail = skipped.detail.as_deref().unwrap_or_default();
-        assert!(detail.contains("overlap=buffer-one"), "{skipped:?}");
-    }
-    let waiting = at_time(&*store, &job, plus(base, 60)).await;
-    assert_eq!(waiting.status, ExecutionStatus::Scheduled);
-
-    complete(&*store, &first, ExecutionStatus::Succeeded).await;
-    claim_running(&*store, &node, &job, &[plus(base, 60)]).await;
 }
 
 /// A fire claimed later than its starting deadline is recorded missed instead of running.

@@ -10,6 +10,7 @@
 mod claims;
 mod finishing;
 mod history;
+mod overlap;
 mod records;
 mod support;
 
@@ -21,6 +22,7 @@ use baton_core::JobStore;
 pub use claims::*;
 pub use finishing::*;
 pub use history::*;
+pub use overlap::*;
 pub use records::*;
 pub use support::{RESCUE_STALE, unique_job};
 
@@ -41,12 +43,14 @@ macro_rules! job_conformance {
             a_registered_job_reads_back,
             record_fires_is_idempotent_and_counts_only_inserts,
             racing_leaders_record_each_fire_once,
+            an_instant_is_never_both_run_and_missed,
             racing_workers_claim_each_execution_once,
             claims_ahead_only_what_cannot_be_refused,
             claim_takes_its_jobs_due_executions_oldest_due_first,
             a_paused_job_skips_its_fires,
             skip_through_skips_exactly_the_fires_up_to_it,
-            overlap_forbid_skips_while_one_runs,
+            overlap_forbid_skips_a_fire_that_comes_due_while_one_runs,
+            overlap_forbid_runs_owed_fires_one_after_another,
             overlap_allow_runs_both,
             overlap_replace_cancels_the_running_one_first,
             overlap_buffer_one_keeps_one_waiting,

@@ -3,8 +3,11 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use baton_core::job::{NewFire, RecordFiresParams};
-use baton_core::{ExecutionStatus, FireKey, OverlapPolicy, RetryPolicy, Schedule, Trigger};
+use baton_core::job::{MissedFires, NewFire, RecordFiresParams};
+use baton_core::{
+    ExecutionStatus, FireKey, JobName, JobStore, OverlapPolicy, RetryPolicy, Schedule, StoreTime,
+    Trigger,
+};
 
 use super::JobHarness;
 use super::support::*;
@@ -105,4 +108,63 @@ pub async fn racing_leaders_record_each_fire_once(h: &dyn JobHarness) {
     assert_eq!(recorded.len(), 50, "one record per fire");
     let keys: BTreeSet<&FireKey> = recorded.iter().map(|e| &e.fire_key).collect();
     assert_eq!(keys.len(), 50);
+}
+
+/// Two leaders, one recording a fire at an instant and the other a missed run covering it
+/// from an earlier instant (so under another identity), leave the instant run or missed,
+/// never both: whichever is recorded first holds it and the other is left out, in either
+/// order and when they race on separate handles (I5).
+pub async fn an_instant_is_never_both_run_and_missed(h: &dyn JobHarness) {
+    let store = h.store().await;
+    let base = past(&*store).await;
+    let inside = plus(base, 60);
+    let run_from = |job: &JobName, first: StoreTime| MissedFires {
+        job: job.clone(),
+        first,
+        last: plus(first, 120),
+        count: 3,
+        reason: "misfire=skip: the other leader's view".into(),
+    };
+    let fire_at =
+        |job: &JobName| RecordFiresParams { fires: vec![fire(job, inside)], ..Default::default() };
+    let missed = |job: &JobName, first| RecordFiresParams {
+        missed: vec![run_from(job, first)],
+        ..Default::default()
+    };
+
+    let job = register(&*store, "fire-first", allow()).await;
+    assert_eq!(store.record_fires(fire_at(&job)).await.unwrap().inserted, 1);
+    assert_eq!(store.record_fires(missed(&job, base)).await.unwrap().inserted, 0, "run left out");
+    assert_eq!(holders(&*store, &job, inside).await, [ExecutionStatus::Scheduled]);
+
+    let job = register(&*store, "run-first", allow()).await;
+    assert_eq!(store.record_fires(missed(&job, base)).await.unwrap().inserted, 1);
+    assert_eq!(store.record_fires(fire_at(&job)).await.unwrap().inserted, 0, "fire left out");
+    let overlapping = missed(&job, inside);
+    assert_eq!(store.record_fires(overlapping).await.unwrap().inserted, 0, "a run reaching in");
+    assert_eq!(holders(&*store, &job, inside).await, [ExecutionStatus::Missed]);
+
+    for round in 0..20 {
+        let job = register(&*store, "race", allow()).await;
+        let (leader, other) = (h.store().await, h.store().await);
+        let (fire_params, missed_params) = (fire_at(&job), missed(&job, base));
+        let fires = tokio::spawn(async move { leader.record_fires(fire_params).await });
+        let runs = tokio::spawn(async move { other.record_fires(missed_params).await });
+        let mut inserted = 0;
+        for task in [fires, runs] {
+            inserted += task.await.unwrap().expect("a leader's record_fires must succeed").inserted;
+        }
+        assert_eq!(inserted, 1, "round {round}: one of the two is recorded");
+        assert_eq!(holders(&*store, &job, inside).await.len(), 1, "round {round}");
+    }
+}
+
+/// The statuses of the schedule records of `job` that account for the instant `at`.
+async fn holders(store: &dyn JobStore, job: &JobName, at: StoreTime) -> Vec<ExecutionStatus> {
+    let holding = executions(store, job).await.into_iter().filter(|e| {
+        e.trigger == Trigger::Schedule
+            && e.scheduled_at <= at
+            && e.covers_through.unwrap_or(e.scheduled_at) >= at
+    });
+    holding.map(|e| e.status).collect()
 }

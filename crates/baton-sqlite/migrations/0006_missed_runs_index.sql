@@ -1,0 +1,5 @@
+-- The missed runs of each job by first instant: a fire is not recorded at an instant a
+-- missed run already covers, and recording a fire looks for such a run here rather than
+-- through every record of its job. Only missed runs have an entry.
+CREATE INDEX baton_executions_missed_runs ON baton_executions (job, scheduled_at)
+    WHERE covers_through IS NOT NULL;
