@@ -6,13 +6,31 @@
 use std::fmt::Display;
 
 use baton_core::{Error, ErrorKind};
-use redis::{RedisError, ServerErrorKind};
+use redis::{RedisError, ServerError};
 
 use crate::url::Target;
 
-/// Error codes of a server that refused service for now: busy running a script, out of memory,
-/// unable to persist, or short of replicas.
-const REFUSING_CODES: [&str; 4] = ["BUSY", "OOM", "MISCONF", "NOREPLICAS"];
+/// Error codes of a server that refused service for now: loading its dataset, a replica, busy
+/// running a script, out of memory, unable to persist, or short of replicas.
+const REFUSING_CODES: [&str; 9] = [
+    "LOADING",
+    "READONLY",
+    "TRYAGAIN",
+    "MASTERDOWN",
+    "CLUSTERDOWN",
+    "BUSY",
+    "OOM",
+    "MISCONF",
+    "NOREPLICAS",
+];
+
+/// Error codes of a server that refused the credentials, or was given none.
+const CREDENTIAL_CODES: [&str; 2] = ["NOAUTH", "WRONGPASS"];
+
+/// The first error the server answered, alone or within a pipeline.
+fn server_error(err: &RedisError) -> Option<ServerError> {
+    err.clone().into_server_errors()?.first().map(|(_, first)| first.clone())
+}
 
 /// The portable kind of a redis-rs error.
 pub(crate) fn kind_of(err: &RedisError) -> ErrorKind {
@@ -21,38 +39,47 @@ pub(crate) fn kind_of(err: &RedisError) -> ErrorKind {
     }
     match err.kind() {
         redis::ErrorKind::Io | redis::ErrorKind::Parse => ErrorKind::Unavailable,
-        redis::ErrorKind::Server(
-            ServerErrorKind::BusyLoading
-            | ServerErrorKind::ReadOnly
-            | ServerErrorKind::TryAgain
-            | ServerErrorKind::MasterDown
-            | ServerErrorKind::ClusterDown,
-        ) => ErrorKind::Unavailable,
         redis::ErrorKind::AuthenticationFailed => ErrorKind::InvalidInput,
-        _ if err.code().is_some_and(|code| code == "NOAUTH" || code == "WRONGPASS") => {
-            ErrorKind::InvalidInput
-        }
-        _ if err.code().is_some_and(|code| REFUSING_CODES.contains(&code)) => {
-            ErrorKind::Unavailable
-        }
-        _ => ErrorKind::Internal,
+        _ => match server_error(err) {
+            Some(answer) if REFUSING_CODES.contains(&answer.code()) => ErrorKind::Unavailable,
+            Some(answer) if CREDENTIAL_CODES.contains(&answer.code()) => ErrorKind::InvalidInput,
+            _ => ErrorKind::Internal,
+        },
     }
+}
+
+/// The cause of a redis-rs error as the server or the transport put it, on one line.
+fn describe(target: &Target, err: &RedisError) -> String {
+    let text = match server_error(err) {
+        Some(answer) => format!("{} {}", answer.code(), answer.details().unwrap_or_default()),
+        None => err.to_string(),
+    };
+    target.scrub(&text)
 }
 
 /// The error of a failed command; `action` says what was being done ("renewing lease x").
 pub(crate) fn query_error(target: &Target, action: impl Display, err: &RedisError) -> Error {
-    let kind = kind_of(err);
-    let cause = match kind {
-        ErrorKind::Timeout => "no answer in time: the outcome is unknown".to_string(),
-        _ => target.scrub(&err.to_string()),
-    };
-    Error::new(kind, format!("{action} in Redis at {}: {cause}", target.endpoint))
+    let endpoint = &target.endpoint;
+    match kind_of(err) {
+        ErrorKind::Timeout => Error::new(
+            ErrorKind::Timeout,
+            format!("{action} in Redis at {endpoint}: no answer in time: the outcome is unknown"),
+        ),
+        ErrorKind::InvalidInput => Error::invalid_input(format!(
+            "{action}: Redis at {endpoint} asks for credentials ({}): check the user and password \
+             in the URL",
+            describe(target, err)
+        )),
+        kind => {
+            Error::new(kind, format!("{action} in Redis at {endpoint}: {}", describe(target, err)))
+        }
+    }
 }
 
 /// The error of a failed attempt to connect to the target.
 pub(crate) fn connect_error(target: &Target, err: &RedisError) -> Error {
     let endpoint = &target.endpoint;
-    let cause = target.scrub(&err.to_string());
+    let cause = describe(target, err);
     if kind_of(err) == ErrorKind::InvalidInput {
         return Error::invalid_input(format!(
             "Redis at {endpoint} refused the credentials of the URL ({cause}): check the user \

@@ -10,7 +10,7 @@ use baton_core::{
 
 use crate::error::malformed;
 use crate::keys::{INDEX, LeaseKeys};
-use crate::record::{self, Fields};
+use crate::record;
 use crate::scripts::{Script, ScriptCall};
 use crate::store::{Inner, RedisLeaseStore};
 use crate::{changes, history};
@@ -27,11 +27,11 @@ impl Inner {
     }
 }
 
-/// The first record of a script's answer, or `None` for an empty answer.
-fn only_record(name: &LeaseName, values: Vec<Option<String>>) -> Result<Option<Lease>> {
-    match record::records(values)?.pop() {
-        Some(fields) => record::lease(name, fields),
-        None => Ok(None),
+/// The record a script answered, or `None` for an empty answer.
+fn answered_record(name: &LeaseName, values: Vec<Option<String>>) -> Result<Option<Lease>> {
+    match values.is_empty() {
+        true => Ok(None),
+        false => record::lease(name, values),
     }
 }
 
@@ -39,9 +39,7 @@ fn only_record(name: &LeaseName, values: Vec<Option<String>>) -> Result<Option<L
 fn acquire_outcome(name: &LeaseName, values: Vec<Option<String>>) -> Result<AcquireOutcome> {
     let mut values = values.into_iter();
     let (status, reason) = (values.next().flatten(), values.next().flatten());
-    let fields = Fields::try_from(values.collect::<Vec<_>>())
-        .map_err(|values| malformed(format!("{} values for lease {name}", values.len())))?;
-    let lease = record::lease(name, fields)?
+    let lease = record::lease(name, values.collect())?
         .ok_or_else(|| malformed(format!("no record for lease {name}")))?;
     match (status.as_deref(), reason) {
         (Some("acquired"), Some(reason)) => {
@@ -82,7 +80,7 @@ impl LeaseStore for RedisLeaseStore {
             args: &[params.holder.to_string(), params.token.to_string()],
         };
         let answer = self.inner.run(Script::Renew, call, format!("renewing lease {name}")).await?;
-        only_record(name, answer)?.ok_or_else(|| {
+        answered_record(name, answer)?.ok_or_else(|| {
             Error::lease_lost(format!(
                 "lease {name} is no longer held by {} under token {}",
                 params.holder, params.token
@@ -147,7 +145,7 @@ impl LeaseStore for RedisLeaseStore {
             args: &[self.inner.channel.clone(), name.to_string()],
         };
         let action = format!("force-releasing lease {name}");
-        only_record(name, self.inner.run(Script::ForceRelease, call, action).await?)
+        answered_record(name, self.inner.run(Script::ForceRelease, call, action).await?)
     }
 
     async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {

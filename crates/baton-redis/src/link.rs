@@ -61,19 +61,18 @@ impl Link {
         pipeline: &Pipeline,
         action: impl Display,
     ) -> Result<T> {
-        let answer = self.send(pipeline, &action).await?;
+        let answer = self.send(pipeline).await?;
         answer.map_err(|err| query_error(&self.target, action, &err))
     }
 
     /// Sends a pipeline of commands in one round trip. The outer result says whether a
-    /// connection could be had (`action` names the call in that error); the inner one is the
-    /// server's answer or the failure as redis-rs reported it, for callers that look into it.
+    /// connection could be had; the inner one is the server's answer or the failure as redis-rs
+    /// reported it, for callers that look into it.
     pub(crate) async fn send<T: FromRedisValue>(
         &self,
         pipeline: &Pipeline,
-        action: impl Display,
     ) -> Result<std::result::Result<T, RedisError>> {
-        let (number, mut connection) = self.connection(action).await?;
+        let (number, mut connection) = self.connection().await?;
         let answer = pipeline.query_async(&mut connection).await;
         if let Err(err) = &answer
             && (err.is_io_error() || err.is_unrecoverable_error())
@@ -96,7 +95,7 @@ impl Link {
     }
 
     /// The current connection, opened if there is none.
-    async fn connection(&self, action: impl Display) -> Result<(u64, MultiplexedConnection)> {
+    async fn connection(&self) -> Result<(u64, MultiplexedConnection)> {
         if let Some(current) = self.lock().clone() {
             return Ok(current);
         }
@@ -104,8 +103,7 @@ impl Link {
             .client
             .get_multiplexed_async_connection_with_config(&self.config)
             .await
-            .map_err(|err| connect_error(&self.target, &err))
-            .map_err(|err| baton_core::Error::new(err.kind(), format!("{action}: {err}")))?;
+            .map_err(|err| connect_error(&self.target, &err))?;
         let number = self.opened.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         *self.lock() = Some((number, connection.clone()));
         Ok((number, connection))

@@ -5,7 +5,7 @@ use redis::Cmd;
 
 use crate::error::malformed;
 use crate::keys::{INDEX, LeaseKeys};
-use crate::record::{self, FIELDS, Fields};
+use crate::record::{self, FIELDS};
 use crate::store::Inner;
 
 /// The command reading the record of lease `name`.
@@ -15,19 +15,11 @@ fn read_record(name: &LeaseName) -> Cmd {
     command
 }
 
-/// The lease `name` from the values `HMGET` answered, `None` if it has no record.
-fn lease(name: &LeaseName, values: Vec<Option<String>>) -> Result<Option<Lease>> {
-    let fields = Fields::try_from(values).map_err(|values| {
-        malformed(format!("{} values for the record of lease {name}", values.len()))
-    })?;
-    record::lease(name, fields)
-}
-
 impl Inner {
     /// Reads one lease record.
     pub(crate) async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {
         let values = self.link.command(&read_record(name), format!("reading lease {name}")).await?;
-        lease(name, values)
+        record::lease(name, values)
     }
 
     /// Every lease name in the index, ordered by name (byte order).
@@ -59,7 +51,7 @@ impl Inner {
             self.link.pipeline(&pipeline, "listing leases").await?;
         let mut leases = Vec::with_capacity(names.len());
         for (name, values) in names.iter().zip(records) {
-            leases.extend(lease(name, values)?);
+            leases.extend(record::lease(name, values)?);
         }
         Ok(leases)
     }

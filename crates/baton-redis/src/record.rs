@@ -16,24 +16,20 @@ use crate::error::malformed;
 pub(crate) const FIELDS: [&str; 7] =
     ["holder", "token", "acquired_at", "renewed_at", "expires_at", "ttl", "released"];
 
-/// The values of one record, `None` where a field is missing.
-pub(crate) type Fields = [Option<String>; 7];
-
 /// Splits a flat answer into records of seven values each.
-pub(crate) fn records(values: Vec<Option<String>>) -> Result<Vec<Fields>> {
+pub(crate) fn records(values: Vec<Option<String>>) -> Result<Vec<Vec<Option<String>>>> {
     if !values.len().is_multiple_of(FIELDS.len()) {
         return Err(malformed(format!("{} values for lease records of 7", values.len())));
     }
-    let mut values = values.into_iter();
-    let mut records = Vec::new();
-    while values.len() > 0 {
-        records.push(std::array::from_fn(|_| values.next().flatten()));
-    }
-    Ok(records)
+    Ok(values.chunks(FIELDS.len()).map(<[_]>::to_vec).collect())
 }
 
-/// The lease `name` from its record's values, or `None` if there is no record (no token).
-pub(crate) fn lease(name: &LeaseName, fields: Fields) -> Result<Option<Lease>> {
+/// The lease `name` from its record's seven values (`None` where a field is missing), or `None`
+/// if there is no record (no token).
+pub(crate) fn lease(name: &LeaseName, values: Vec<Option<String>>) -> Result<Option<Lease>> {
+    let fields = <[Option<String>; 7]>::try_from(values).map_err(|values| {
+        malformed(format!("{} values for the record of lease {name}", values.len()))
+    })?;
     let [holder, token, acquired_at, renewed_at, expires_at, ttl, released] = fields;
     let Some(token) = token else {
         return Ok(None);
@@ -46,19 +42,18 @@ pub(crate) fn lease(name: &LeaseName, fields: Fields) -> Result<Option<Lease>> {
         value.parse().map(StoreTime::from_millis).map_err(|_| bad(field, &value))
     };
     let ttl_ms = ttl.unwrap_or_default();
+    let holder = holder.map(|holder| HolderId::new(&holder).map_err(|_| bad("holder", &holder)));
+    let released =
+        released.map(|kind| ReleaseKind::parse(&kind).ok_or_else(|| bad("released", &kind)));
     Ok(Some(Lease {
         name: name.clone(),
-        holder: holder
-            .map(|holder| HolderId::new(&holder).map_err(|_| bad("holder", &holder)))
-            .transpose()?,
+        holder: holder.transpose()?,
         token: token.parse::<FencingToken>().map_err(|_| bad("token", &token))?,
         acquired_at: instant("acquired_at", acquired_at)?,
         renewed_at: instant("renewed_at", renewed_at)?,
         expires_at: instant("expires_at", expires_at)?,
         ttl: ttl_ms.parse().map(Duration::from_millis).map_err(|_| bad("ttl", &ttl_ms))?,
-        released: released
-            .map(|kind| ReleaseKind::parse(&kind).ok_or_else(|| bad("released", &kind)))
-            .transpose()?,
+        released: released.transpose()?,
     }))
 }
 
@@ -109,7 +104,7 @@ mod tests {
             Some("30000"),
             Some("graceful"),
         ]);
-        let [fields] = <[Fields; 1]>::try_from(records(flat).unwrap()).unwrap();
+        let [fields] = <[_; 1]>::try_from(records(flat).unwrap()).unwrap();
         let lease = lease(&name, fields).unwrap().unwrap();
         assert_eq!(lease.holder, None);
         assert_eq!(lease.token.get(), 17);
@@ -121,13 +116,14 @@ mod tests {
     #[test]
     fn a_missing_record_is_none_and_a_damaged_one_an_error() {
         let name = LeaseName::new("job").unwrap();
-        assert_eq!(lease(&name, Default::default()).unwrap(), None);
-        let mut damaged: Fields = Default::default();
+        assert_eq!(lease(&name, vec![None; 7]).unwrap(), None);
+        let mut damaged = vec![None; 7];
         damaged[1] = Some("0".into());
         let err = lease(&name, damaged).unwrap_err();
         assert_eq!(err.kind(), baton_core::ErrorKind::Internal);
         assert!(err.to_string().contains("token \"0\""), "{err}");
         assert!(records(values(&[None; 6])).is_err());
+        assert!(lease(&name, vec![None; 6]).is_err());
     }
 
     #[test]

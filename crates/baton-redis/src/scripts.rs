@@ -85,10 +85,10 @@ impl Scripts {
         action: impl Display,
     ) -> Result<T> {
         let pipeline = self.pipeline(script, &call);
-        let answer = match link.send::<(T,)>(&pipeline, &action).await? {
+        let answer = match link.send::<(T,)>(&pipeline).await? {
             Err(err) if err.kind() == redis::ErrorKind::Server(ServerErrorKind::NoScript) => {
                 let _: String = link.command(&script.load_command(), &action).await?;
-                link.send(&pipeline, &action).await?
+                link.send(&pipeline).await?
             }
             answer => answer,
         };
