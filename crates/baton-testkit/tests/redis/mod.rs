@@ -1,0 +1,87 @@
+//! A Redis lease store on a throwaway server, shared by the Redis test files.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use baton_core::{
+    AcquireOutcome, AcquireParams, ChangeReason, HolderId, Lease, LeaseName, LeaseStore,
+};
+use baton_redis::RedisLeaseStore;
+use baton_testkit::conformance::lease::LeaseHarness;
+use baton_testkit::servers::{RedisConfig, RedisServer};
+use redis::aio::MultiplexedConnection;
+use tokio::sync::OnceCell;
+
+/// One server per test; the store connects on first use. Fields drop in order: the store
+/// first, then the server.
+pub struct Redis {
+    store: OnceCell<RedisLeaseStore>,
+    pub server: RedisServer,
+}
+
+impl Redis {
+    /// A server without persistence.
+    pub fn start() -> Self {
+        Redis::start_with(RedisConfig::default())
+    }
+
+    /// A server configured as `config` says.
+    pub fn start_with(config: RedisConfig) -> Self {
+        Redis { store: OnceCell::new(), server: RedisServer::start_with(config) }
+    }
+
+    /// The store, connected with default options on first use.
+    pub async fn store(&self) -> &RedisLeaseStore {
+        self.store
+            .get_or_init(|| async {
+                RedisLeaseStore::connect(&self.server.url()).await.expect("connect")
+            })
+            .await
+    }
+
+    /// A plain client connection, for what the store does not do (deleting keys, killing
+    /// clients, reading statistics).
+    pub async fn raw(&self) -> MultiplexedConnection {
+        let client = redis::Client::open(self.server.url()).expect("client");
+        client.get_multiplexed_async_connection().await.expect("raw connection")
+    }
+}
+
+#[async_trait]
+impl LeaseHarness for Redis {
+    async fn store(&self) -> Arc<dyn LeaseStore> {
+        Arc::new(Redis::store(self).await.clone())
+    }
+
+    async fn delete_record(&self, name: &LeaseName) {
+        let deleted: i64 = redis::cmd("DEL")
+            .arg(format!("baton:{{lease:{name}}}:record"))
+            .query_async(&mut self.raw().await)
+            .await
+            .expect("delete the lease record");
+        assert_eq!(deleted, 1, "the record of {name} is where the layout says");
+    }
+}
+
+/// Acquires `name` for `holder` with a 30 s TTL, retrying until it is granted (it is expected to
+/// expire soon) for at most 20 s.
+pub async fn acquire_until_granted(
+    store: &dyn LeaseStore,
+    name: &LeaseName,
+    holder: &HolderId,
+) -> (Lease, ChangeReason) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let params = AcquireParams {
+            name: name.clone(),
+            holder: holder.clone(),
+            ttl: Duration::from_secs(30),
+        };
+        if let AcquireOutcome::Acquired { lease, reason } = store.acquire(params).await.unwrap() {
+            return (lease, reason);
+        }
+        assert!(tokio::time::Instant::now() < deadline, "lease {name} never became free");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
