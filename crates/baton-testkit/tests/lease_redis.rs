@@ -6,30 +6,16 @@ mod redis;
 
 use std::time::Duration;
 
-use baton_core::{
-    AcquireOutcome, AcquireParams, ChangeReason, ErrorKind, FencingToken, HistoryParams, LeaseName,
-    LeaseStore,
-};
+use baton_core::{AcquireParams, ChangeReason, ErrorKind, HistoryParams, LeaseStore};
 use baton_redis::{RedisLeaseStore, RedisOptions};
 use baton_testkit::conformance::{unique_holder, unique_name};
 use baton_testkit::servers::RedisConfig;
 
-use crate::redis::{Redis, acquire_until_granted};
+use crate::redis::{Redis, acquire, until_expired};
 
 baton_testkit::lease_conformance!(Redis::start());
 
-/// Acquires a lease that is free, with a 30 s TTL.
-async fn acquire_free(store: &dyn LeaseStore, name: &LeaseName) -> (FencingToken, ChangeReason) {
-    let params = AcquireParams {
-        name: name.clone(),
-        holder: unique_holder("h"),
-        ttl: Duration::from_secs(30),
-    };
-    match store.acquire(params).await.unwrap() {
-        AcquireOutcome::Acquired { lease, reason } => (lease.token, reason),
-        other => panic!("expected a grant, got {other:?}"),
-    }
-}
+const TTL: Duration = Duration::from_secs(30);
 
 /// After the server restarts, the store's first call finds the old connection broken (an
 /// unknown outcome) and the next one connects again.
@@ -44,18 +30,18 @@ async fn tokens_rise_after_a_restart_that_loses_the_dataset() {
     let harness = Redis::start();
     let store = harness.store().await;
     let name = unique_name("amnesia");
-    let (before, _) = acquire_free(store, &name).await;
+    let (before, _) = acquire(store, &name, &unique_holder("h"), TTL).await;
 
-    harness.server.kill();
-    harness.server.restart();
+    harness.server.process().kill();
+    harness.server.process().restart();
     reconnect(store).await;
 
     assert_eq!(store.get(&name).await.unwrap(), None, "nothing survives without persistence");
-    let (after, reason) = acquire_free(store, &name).await;
+    let (after, reason) = acquire(store, &name, &unique_holder("h"), TTL).await;
     assert_eq!(reason, ChangeReason::Fresh);
-    assert!(after > before, "token {after} issued after {before}: it went backwards");
-    let (other, _) = acquire_free(store, &unique_name("amnesia-other")).await;
-    assert!(other > before, "a lease never held gets a token above the lost ones too");
+    assert!(after.token > before.token, "{} issued after {}", after.token, before.token);
+    let (other, _) = acquire(store, &unique_name("amnesia-other"), &unique_holder("h"), TTL).await;
+    assert!(other.token > before.token, "a lease never held gets a greater token too");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -63,22 +49,15 @@ async fn tokens_rise_after_a_restart_that_keeps_the_data() {
     let harness = Redis::start_with(RedisConfig { append_only: true, ..Default::default() });
     let store = harness.store().await;
     let name = unique_name("durable");
-    let params = AcquireParams {
-        name: name.clone(),
-        holder: unique_holder("before"),
-        ttl: Duration::from_millis(300),
-    };
-    let before = match store.acquire(params).await.unwrap() {
-        AcquireOutcome::Acquired { lease, .. } => lease,
-        other => panic!("expected a grant, got {other:?}"),
-    };
+    let (before, _) = acquire(store, &name, &unique_holder("h"), Duration::from_millis(300)).await;
 
-    harness.server.kill();
-    harness.server.restart();
+    harness.server.process().kill();
+    harness.server.process().restart();
     reconnect(store).await;
 
     assert_eq!(store.get(&name).await.unwrap(), Some(before.clone()), "the AOF kept the record");
-    let (taken, reason) = acquire_until_granted(store, &name, &unique_holder("after")).await;
+    until_expired(store, &before).await;
+    let (taken, reason) = acquire(store, &name, &unique_holder("h"), TTL).await;
     assert_eq!(reason, ChangeReason::ExpiredTakeover);
     assert!(taken.token > before.token, "{} then {}", before.token, taken.token);
     let history =
@@ -94,11 +73,10 @@ async fn a_script_call_left_unanswered_has_an_unknown_outcome_and_is_not_sent_ag
     let store = RedisLeaseStore::connect_with(&harness.server.url(), options).await.unwrap();
     let (name, holder) = (unique_name("paused"), unique_holder("a"));
 
-    harness.server.pause();
-    let params =
-        AcquireParams { name: name.clone(), holder: holder.clone(), ttl: Duration::from_secs(30) };
+    harness.server.process().pause();
+    let params = AcquireParams { name: name.clone(), holder: holder.clone(), ttl: TTL };
     let err = store.acquire(params).await.expect_err("the server is paused");
-    harness.server.resume();
+    harness.server.process().resume();
     assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
     assert!(err.kind().outcome_unknown());
     assert!(err.to_string().contains("outcome is unknown"), "{err}");

@@ -7,14 +7,19 @@ mod redis;
 use std::time::Duration;
 
 use baton_core::{
-    AcquireOutcome, AcquireParams, ErrorKind, FencingToken, ForceReleaseParams, HistoryParams,
-    LeaseName, LeaseStore, ReleaseParams, RenewAllParams,
+    ErrorKind, FencingToken, ForceReleaseParams, HistoryParams, LeaseName, LeaseStore,
+    ReleaseParams, RenewAllParams,
 };
 use baton_redis::{RedisLeaseStore, fence};
 use baton_testkit::conformance::{unique_holder, unique_name};
 use baton_testkit::servers::RedisConfig;
+use tokio::time::timeout;
 
-use crate::redis::{Redis, acquire_until_granted};
+use crate::redis::{Redis, acquire, until_expired};
+
+const TTL: Duration = Duration::from_secs(30);
+/// How long a test waits for any one signal.
+const PATIENCE: Duration = Duration::from_secs(10);
 
 /// Connecting to `url` fails in one line of kind `kind` that contains `expected` and never the
 /// password.
@@ -57,38 +62,26 @@ async fn connection_errors_are_one_line_without_the_password_and_write_nothing()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn force_release_wakes_subscribers_and_answers_the_previous_record() {
+async fn the_release_feed_announces_forced_releases_and_reports_a_lost_connection() {
     let harness = Redis::start();
     let store = harness.store().await;
     let mut changes = store.subscribe().await.unwrap().expect("Redis notifies");
-    let (name, holder) = (unique_name("forced"), unique_holder("a"));
-    let (lease, _) = acquire_until_granted(store, &name, &holder).await;
-    let previous = store
-        .force_release(ForceReleaseParams { name: name.clone() })
-        .await
-        .unwrap()
-        .expect("the lease was held");
-    assert_eq!(previous, lease, "the record as it was before the release");
-    let woken = tokio::time::timeout(Duration::from_secs(10), changes.next())
-        .await
-        .expect("a notification within 10 s")
-        .unwrap();
-    assert_eq!(woken, name);
-}
+    let name = unique_name("forced");
+    let (lease, _) = acquire(store, &name, &unique_holder("a"), TTL).await;
+    let forced = store.force_release(ForceReleaseParams { name: name.clone() }).await.unwrap();
+    assert_eq!(forced, Some(lease), "the record as it was before the release");
+    let woken = timeout(PATIENCE, changes.next()).await.expect("announced in time").unwrap();
+    assert_eq!(woken, name, "a forced release is announced, awaited or not");
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_broken_release_feed_reports_an_error() {
-    let harness = Redis::start();
-    let mut changes = harness.store().await.subscribe().await.unwrap().expect("Redis notifies");
     let killed: i64 = ::redis::cmd("CLIENT")
         .arg(&["KILL", "TYPE", "pubsub"][..])
         .query_async(&mut harness.raw().await)
         .await
         .unwrap();
     assert_eq!(killed, 1, "one subscribed connection");
-    let err = tokio::time::timeout(Duration::from_secs(10), changes.next())
+    let err = timeout(PATIENCE, changes.next())
         .await
-        .expect("the feed notices within 10 s")
+        .expect("the feed notices in time")
         .expect_err("a broken feed must not stay silent");
     assert_eq!(err.kind(), ErrorKind::Unavailable, "{err}");
     assert!(changes.next().await.is_err(), "the feed stays broken: subscribe again");
@@ -101,7 +94,7 @@ async fn scripts_the_server_forgot_are_loaded_again() {
     let () =
         ::redis::cmd("SCRIPT").arg("FLUSH").query_async(&mut harness.raw().await).await.unwrap();
     let (name, holder) = (unique_name("flushed"), unique_holder("a"));
-    let (lease, _) = acquire_until_granted(store, &name, &holder).await;
+    let (lease, _) = acquire(store, &name, &holder, TTL).await;
     assert_eq!(store.get(&name).await.unwrap(), Some(lease));
 }
 
@@ -125,7 +118,7 @@ async fn renewing_every_lease_of_a_holder_is_one_script_call() {
     let mut leases = Vec::new();
     for i in 0..50 {
         let name = unique_name(&format!("many{i}"));
-        let (lease, _) = acquire_until_granted(store, &name, &holder).await;
+        let (lease, _) = acquire(store, &name, &holder, TTL).await;
         leases.push((name, lease.token));
     }
     let before = evalsha_calls(&harness).await;
@@ -142,7 +135,7 @@ async fn the_history_of_every_lease_merges_them_in_token_order() {
     let mut expected = Vec::new();
     for round in 0..3 {
         for name in &names {
-            let (lease, _) = acquire_until_granted(store, name, &unique_holder("h")).await;
+            let (lease, _) = acquire(store, name, &unique_holder("h"), TTL).await;
             expected.push((name.clone(), lease.token));
             let release = ReleaseParams {
                 name: name.clone(),
@@ -173,15 +166,7 @@ async fn a_fenced_write_with_a_stale_token_is_refused() {
     let harness = Redis::start();
     let store = harness.store().await;
     let name = unique_name("fenced");
-    let short = AcquireParams {
-        name: name.clone(),
-        holder: unique_holder("old"),
-        ttl: Duration::from_millis(200),
-    };
-    let old = match store.acquire(short).await.unwrap() {
-        AcquireOutcome::Acquired { lease, .. } => lease,
-        other => panic!("expected a grant, got {other:?}"),
-    };
+    let (old, _) = acquire(store, &name, &unique_holder("old"), Duration::from_millis(200)).await;
     let mut raw = harness.raw().await;
     let mut write = async |token: FencingToken, value: &str| -> i64 {
         ::redis::cmd("EVAL")
@@ -196,7 +181,8 @@ async fn a_fenced_write_with_a_stale_token_is_refused() {
     };
     assert_eq!(write(old.token, "first").await, 1, "the holder writes");
     assert_eq!(write(old.token, "second").await, 1, "again under the same token");
-    let (new, _) = acquire_until_granted(store, &name, &unique_holder("new")).await;
+    until_expired(store, &old).await;
+    let (new, _) = acquire(store, &name, &unique_holder("new"), TTL).await;
     assert_eq!(write(new.token, "third").await, 1, "the next holder writes");
     assert_eq!(write(old.token, "stale").await, 0, "the former holder is fenced off");
     let data: String = ::redis::cmd("GET")

@@ -82,30 +82,10 @@ impl RedisServer {
         self.process.port()
     }
 
-    /// The underlying process, for anything not forwarded here.
+    /// The server process: kill, pause, resume or restart it there. Restarted, it reloads its
+    /// append-only file if it keeps one, and starts empty otherwise.
     pub fn process(&self) -> &ServerProcess {
         &self.process
-    }
-
-    /// Kills the server with SIGKILL, as a crash would.
-    pub fn kill(&self) {
-        self.process.kill();
-    }
-
-    /// Freezes the server (SIGSTOP): connections stay open and commands wait unanswered.
-    pub fn pause(&self) {
-        self.process.pause();
-    }
-
-    /// Thaws a paused server (SIGCONT); it then answers the commands that waited.
-    pub fn resume(&self) {
-        self.process.resume();
-    }
-
-    /// Starts the server again on the same directory and port (shutting it down first if it
-    /// runs): with the append-only file it reloads its data, without it it starts empty.
-    pub fn restart(&self) {
-        self.process.restart();
     }
 }
 

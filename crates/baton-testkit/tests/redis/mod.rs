@@ -64,24 +64,27 @@ impl LeaseHarness for Redis {
     }
 }
 
-/// Acquires `name` for `holder` with a 30 s TTL, retrying until it is granted (it is expected to
-/// expire soon) for at most 20 s.
-pub async fn acquire_until_granted(
+/// Acquires `name` for `holder` with `ttl`; panics unless it is granted.
+pub async fn acquire(
     store: &dyn LeaseStore,
     name: &LeaseName,
     holder: &HolderId,
+    ttl: Duration,
 ) -> (Lease, ChangeReason) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let params = AcquireParams { name: name.clone(), holder: holder.clone(), ttl };
+    match store.acquire(params).await.expect("acquire") {
+        AcquireOutcome::Acquired { lease, reason } => (lease, reason),
+        other => panic!("expected lease {name} to be granted, got {other:?}"),
+    }
+}
+
+/// Waits until the store's clock has passed the lease's expiry.
+pub async fn until_expired(store: &dyn LeaseStore, lease: &Lease) {
     loop {
-        let params = AcquireParams {
-            name: name.clone(),
-            holder: holder.clone(),
-            ttl: Duration::from_secs(30),
-        };
-        if let AcquireOutcome::Acquired { lease, reason } = store.acquire(params).await.unwrap() {
-            return (lease, reason);
+        let now = store.now().await.expect("the store's clock");
+        if now >= lease.expires_at {
+            return;
         }
-        assert!(tokio::time::Instant::now() < deadline, "lease {name} never became free");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(lease.expires_at.saturating_since(now)).await;
     }
 }
