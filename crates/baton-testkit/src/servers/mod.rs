@@ -2,13 +2,15 @@
 //! port in a temporary directory, and cleaned up when dropped (even when a test panics).
 //!
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
-//! readiness probe in a [`ServerSpec`], as [`PostgresServer`] does.
+//! readiness probe in a [`ServerSpec`], as [`PostgresServer`] and [`RedisServer`] do.
 
 mod family;
 mod postgres;
 mod process;
+mod redis;
 mod spec;
 
 pub use postgres::PostgresServer;
 pub use process::ServerProcess;
+pub use redis::{RedisConfig, RedisServer};
 pub use spec::{Probe, RunAs, ServerSpec, running_as_root, tcp_accepts};

@@ -1,0 +1,133 @@
+//! A throwaway Redis server started from `redis-server` on the PATH.
+//!
+//! It listens on a free loopback port, keeps its files in its own temporary directory and
+//! starts in milliseconds. Without persistence (the default) a restart empties the dataset; with
+//! an append-only file it keeps every acknowledged write, even across a kill.
+
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use super::process::ServerProcess;
+use super::spec::ServerSpec;
+
+const NOT_FOUND: &str = "redis-server not found on the PATH: install the redis-server package \
+                         (scripts/test does this when run as root)";
+
+/// How a [`RedisServer`] is started.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedisConfig {
+    /// Keep an append-only file, synced on every write (`appendonly yes`, `appendfsync
+    /// always`), so that a restart, even after a kill, keeps every acknowledged write. Without
+    /// it nothing is kept.
+    pub append_only: bool,
+    /// Require this password from clients (`requirepass`).
+    pub password: Option<String>,
+}
+
+/// A Redis server on a free loopback port, in its own temporary directory. Dropping it kills
+/// the server and removes the directory.
+pub struct RedisServer {
+    process: ServerProcess,
+    config: RedisConfig,
+}
+
+impl RedisServer {
+    /// Starts a server without persistence and waits until it answers `PING`. Panics if
+    /// `redis-server` is missing or the server does not start (with the tail of its log).
+    pub fn start() -> RedisServer {
+        RedisServer::start_with(RedisConfig::default())
+    }
+
+    /// Starts a server configured as `config` says; see [`start`](Self::start).
+    pub fn start_with(config: RedisConfig) -> RedisServer {
+        let binary = binary();
+        let settings = config.clone();
+        let spec = ServerSpec::new("redis", move |dir, port| {
+            let mut command = Command::new(&binary);
+            command
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .arg("--dir")
+                .arg(dir)
+                .args(["--save", "", "--daemonize", "no", "--logfile", ""]);
+            match settings.append_only {
+                true => command.args(["--appendonly", "yes", "--appendfsync", "always"]),
+                false => command.args(["--appendonly", "no"]),
+            };
+            if let Some(password) = &settings.password {
+                command.args(["--requirepass", password]);
+            }
+            command
+        })
+        .probe({
+            let password = config.password.clone();
+            move |probe| answers_ping(probe.port, password.as_deref())
+        });
+        RedisServer { process: ServerProcess::start(spec), config }
+    }
+
+    /// The URL of database 0, with the password if one is required, for example
+    /// `redis://127.0.0.1:40123/0`.
+    pub fn url(&self) -> String {
+        match &self.config.password {
+            Some(password) => format!("redis://:{password}@127.0.0.1:{}/0", self.port()),
+            None => format!("redis://127.0.0.1:{}/0", self.port()),
+        }
+    }
+
+    /// The loopback port, the same across restarts.
+    pub fn port(&self) -> u16 {
+        self.process.port()
+    }
+
+    /// The server process: kill, pause, resume or restart it there. Restarted, it reloads its
+    /// append-only file if it keeps one, and starts empty otherwise.
+    pub fn process(&self) -> &ServerProcess {
+        &self.process
+    }
+}
+
+/// Ready once the server answers `PING`, after `AUTH` when it requires a password (it accepts
+/// connections before it has loaded its append-only file, and answers `-LOADING` until then).
+fn answers_ping(port: u16, password: Option<&str>) -> bool {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+    let mut request = Vec::new();
+    if let Some(password) = password {
+        let auth = format!("*2\r\n$4\r\nAUTH\r\n${}\r\n{password}\r\n", password.len());
+        request.extend_from_slice(auth.as_bytes());
+    }
+    request.extend_from_slice(b"PING\r\n");
+    if stream.write_all(&request).is_err() {
+        return false;
+    }
+    // Read until the PONG, an error reply (such as -LOADING) or the read timeout.
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 64];
+    loop {
+        if answer.ends_with(b"+PONG\r\n") {
+            return true;
+        }
+        if answer.contains(&b'-') {
+            return false;
+        }
+        match stream.read(&mut chunk) {
+            Ok(read) if read > 0 => answer.extend_from_slice(&chunk[..read]),
+            _ => return false,
+        }
+    }
+}
+
+/// `redis-server` from the PATH.
+fn binary() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("redis-server"))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| panic!("{NOT_FOUND}"))
+}
