@@ -18,6 +18,7 @@ mod name;
 pub mod page;
 pub mod schedule;
 pub mod time;
+pub mod url;
 
 pub use action::ActionStore;
 pub use cluster::{ClusterStore, NodeId};

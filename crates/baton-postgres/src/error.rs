@@ -8,7 +8,7 @@ use std::fmt::Display;
 use baton_core::{Error, ErrorKind};
 use sqlx::migrate::MigrateError;
 
-use crate::url::single_line;
+use baton_core::url::single_line;
 
 /// SQLSTATEs meaning the schema is missing or older than this crate expects.
 const SCHEMA_STATES: [&str; 3] = [

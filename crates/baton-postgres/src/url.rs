@@ -1,5 +1,6 @@
 //! Parsing a `postgres://` URL into connection options, and describing it without secrets.
 
+use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
 use sqlx::postgres::PgConnectOptions;
 
@@ -40,41 +41,9 @@ pub(crate) fn endpoint(options: &PgConnectOptions) -> String {
     }
 }
 
-/// The URL with the password of its user-info part replaced by `***`.
-pub(crate) fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    let Some((user_info, host)) = authority.rsplit_once('@') else {
-        return url.to_string();
-    };
-    match user_info.split_once(':') {
-        Some((user, _password)) => format!("{scheme}://{user}:***@{host}{tail}"),
-        None => url.to_string(),
-    }
-}
-
-/// Collapses a multi-line message onto one line.
-pub(crate) fn single_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn masks_the_password_only() {
-        assert_eq!(redact("postgres://app:s3cr@t@db:5432/x"), "postgres://app:***@db:5432/x");
-        assert_eq!(redact("postgres://app@db/x"), "postgres://app@db/x");
-        assert_eq!(redact("postgresql://db:5432"), "postgresql://db:5432");
-        assert_eq!(
-            redact("postgres://u:p@h?sslmode=disable"),
-            "postgres://u:***@h?sslmode=disable"
-        );
-    }
 
     #[test]
     fn rejects_other_schemes_without_echoing_the_password() {

@@ -1,5 +1,6 @@
 //! Parsing a `redis://` URL, and describing it and its errors without the password.
 
+use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
 use redis::{ConnectionInfo, IntoConnectionInfo};
 
@@ -63,37 +64,10 @@ pub(crate) fn parse(url: &str) -> Result<Target> {
     Ok(target)
 }
 
-/// The URL with everything between the user name's `:` and the last `@` replaced by `***`, so
-/// that a password is masked even when it holds characters a URL should have encoded.
-pub(crate) fn redact(url: &str) -> String {
-    let start = url.find("://").map_or(0, |at| at + 3);
-    let (Some(colon), Some(at)) = (url[start..].find(':'), url.rfind('@')) else {
-        return url.to_string();
-    };
-    let colon = start + colon;
-    if colon > at {
-        return url.to_string();
-    }
-    format!("{}***{}", &url[..=colon], &url[at..])
-}
-
-/// Collapses a multi-line message onto one line.
-pub(crate) fn single_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use baton_core::ErrorKind;
-
-    #[test]
-    fn masks_the_password_only() {
-        assert_eq!(redact("redis://app:s3cr@t@db:6379/2"), "redis://app:***@db:6379/2");
-        assert_eq!(redact("redis://:pw/with/slashes@db"), "redis://:***@db");
-        assert_eq!(redact("redis://app@db:6379"), "redis://app@db:6379");
-        assert_eq!(redact("redis://db:6379/0"), "redis://db:6379/0");
-    }
 
     #[test]
     fn reads_host_port_database_and_password() {

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use baton_core::url::redact;
 use baton_core::{ActionStore, ClusterStore, Error, JobStore, LeaseStore, Result};
 
 /// An open connection to one coordination store.
@@ -83,23 +84,6 @@ pub async fn connect(url: &str) -> Result<Backend> {
     }
 }
 
-/// The URL with any password replaced, for messages.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    let (authority, path) = rest.split_once('/').map_or((rest, None), |(a, p)| (a, Some(p)));
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("{user}:***@{host}"),
-            None => authority.to_string(),
-        },
-        None => authority.to_string(),
-    };
-    match path {
-        Some(path) => format!("{scheme}://{authority}/{path}"),
-        None => format!("{scheme}://{authority}"),
-    }
-}
-
 impl Backend {
     /// The lease store of this backend.
     pub fn leases(&self) -> Arc<dyn LeaseStore> {
@@ -141,17 +125,5 @@ impl Backend {
             #[cfg(feature = "postgres")]
             Migrator::Postgres(backend) => backend.migrate().await,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn passwords_never_reach_messages() {
-        assert_eq!(redact("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
-        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
-        assert_eq!(redact("sqlite://a.db"), "sqlite://a.db");
     }
 }

@@ -22,7 +22,8 @@ pub mod elector;
 pub mod metrics;
 pub mod scheduler;
 
-pub use backend::{Backend, connect, redact};
+pub use backend::{Backend, connect};
+pub use baton_core::url::redact;
 pub use baton_core::{
     ChangeReason, Cursor, Error, ErrorKind, FencingToken, HistoryParams, HolderId, LeaderChange,
     Lease, LeaseName, LeaseStore, Page, Result, StoreTime,
