@@ -29,12 +29,16 @@ pub enum Output {
     Json,
 }
 
-/// Where the coordination store is.
+/// Where the coordination stores are.
 #[derive(Debug, Clone, Args)]
 pub struct BackendArg {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB.
+    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB, holding leases and state; or
+    /// redis://HOST:PORT, holding leases only.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
+    /// Keep leases in this store instead (such as redis://HOST:PORT), the rest in --backend.
+    #[arg(long, env = "BATON_LEASE_BACKEND", value_name = "URL")]
+    pub lease_backend: Option<String>,
 }
 
 /// The subcommands.

@@ -1,23 +1,28 @@
-//! Opening a backend by URL scheme.
+//! Opening a backend by URL scheme: one store for everything, or leases in one store and state
+//! in another.
 
 use std::sync::Arc;
 
 use baton_core::url::redact;
 use baton_core::{ActionStore, ClusterStore, Error, JobStore, LeaseStore, Result};
 
-/// An open connection to one coordination store.
+/// Open connections to the coordination stores: the lease store, and the state store that keeps
+/// jobs, executions, nodes, batches and the operator action log.
+///
+/// Both are usually one database; [`connect_split`] keeps leases in a lease-only store such as
+/// Redis and the state in SQL.
 #[derive(Clone)]
 pub struct Backend {
     leases: Arc<dyn LeaseStore>,
     jobs: Arc<dyn JobStore>,
     cluster: Arc<dyn ClusterStore>,
     actions: Arc<dyn ActionStore>,
-    migrator: Migrator,
+    schemas: Vec<Schema>,
 }
 
+/// A store whose schema baton creates and upgrades.
 #[derive(Clone)]
-enum Migrator {
-    Memory,
+enum Schema {
     #[cfg(feature = "sqlite")]
     Sqlite(baton_sqlite::SqliteBackend),
     #[cfg(feature = "postgres")]
@@ -30,8 +35,8 @@ impl std::fmt::Debug for Backend {
     }
 }
 
-/// The URL schemes this build accepts, for error messages.
-fn accepted_schemes() -> &'static str {
+/// The URL schemes of stores that hold everything, for error messages.
+fn state_schemes() -> &'static str {
     match (cfg!(feature = "sqlite"), cfg!(feature = "postgres")) {
         (true, true) => "sqlite://PATH, postgres://USER@HOST:PORT/DB or memory://",
         (true, false) => "sqlite://PATH or memory://",
@@ -40,19 +45,59 @@ fn accepted_schemes() -> &'static str {
     }
 }
 
+/// The URL schemes of stores that hold leases only, for error messages.
+fn lease_only_schemes() -> &'static str {
+    if cfg!(feature = "redis") { "redis://HOST:PORT" } else { "none in this build" }
+}
+
+fn scheme(url: &str) -> &str {
+    url.split_once("://").map(|(scheme, _)| scheme).unwrap_or("")
+}
+
+/// What the store a URL names can hold, judged by its scheme alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlKind {
+    /// Leases and state: jobs, executions, nodes, batches and actions.
+    Everything,
+    /// Leases only (Redis): state needs another store beside it, see [`connect_split`].
+    LeasesOnly,
+}
+
+/// What the store named by `url` can hold, without opening it; an unknown scheme, or one this
+/// build lacks, is refused with one line naming the accepted ones.
+pub fn url_kind(url: &str) -> Result<UrlKind> {
+    match scheme(url) {
+        "memory" => Ok(UrlKind::Everything),
+        #[cfg(feature = "sqlite")]
+        "sqlite" => Ok(UrlKind::Everything),
+        #[cfg(feature = "postgres")]
+        "postgres" | "postgresql" => Ok(UrlKind::Everything),
+        #[cfg(feature = "redis")]
+        "redis" => Ok(UrlKind::LeasesOnly),
+        _ => Err(unknown_scheme(url)),
+    }
+}
+
+fn is_lease_only(url: &str) -> bool {
+    matches!(url_kind(url), Ok(UrlKind::LeasesOnly))
+}
+
 /// Opens the backend named by `url`: `sqlite://path/to/file.db`, `postgres://…`, or
-/// `memory://` (this process only: for examples and tests).
+/// `memory://` (this process only: for examples and tests). Leases and state are both kept
+/// there.
+///
+/// A lease-only store (`redis://…`) is refused with one line: open it with [`connect_leases`],
+/// or pair it with a state store with [`connect_split`].
 ///
 /// Opening does not change the store; call [`Backend::migrate`] to create or upgrade its schema.
 pub async fn connect(url: &str) -> Result<Backend> {
-    let scheme = url.split_once("://").map(|(scheme, _)| scheme).unwrap_or("");
-    match scheme {
+    match scheme(url) {
         "memory" => Ok(Backend {
             leases: Arc::new(baton_core::memory::MemoryLeaseStore::default()),
             jobs: Arc::new(baton_core::memory::MemoryJobStore::new()),
             cluster: Arc::new(baton_core::memory::MemoryClusterStore::new()),
             actions: Arc::new(baton_core::memory::MemoryActionStore::default()),
-            migrator: Migrator::Memory,
+            schemas: Vec::new(),
         }),
         #[cfg(feature = "sqlite")]
         "sqlite" => {
@@ -62,7 +107,7 @@ pub async fn connect(url: &str) -> Result<Backend> {
                 jobs: Arc::new(backend.jobs()),
                 cluster: Arc::new(backend.cluster()),
                 actions: Arc::new(backend.actions()),
-                migrator: Migrator::Sqlite(backend),
+                schemas: vec![Schema::Sqlite(backend)],
             })
         }
         #[cfg(feature = "postgres")]
@@ -73,15 +118,75 @@ pub async fn connect(url: &str) -> Result<Backend> {
                 jobs: Arc::new(backend.jobs()),
                 cluster: Arc::new(backend.cluster()),
                 actions: Arc::new(backend.actions()),
-                migrator: Migrator::Postgres(backend),
+                schemas: vec![Schema::Postgres(backend)],
             })
         }
-        _ => Err(Error::invalid_input(format!(
-            "unknown backend URL {:?}: expected {}",
+        _ if is_lease_only(url) => Err(Error::invalid_input(format!(
+            "{} holds leases only: executions, fires, nodes and partitions need a state store \
+             ({}) beside it",
             redact(url),
-            accepted_schemes()
+            state_schemes()
         ))),
+        _ => Err(unknown_scheme(url)),
     }
+}
+
+fn unknown_scheme(url: &str) -> Error {
+    Error::invalid_input(format!(
+        "unknown backend URL {:?}: expected {}, or for leases only {}",
+        redact(url),
+        state_schemes(),
+        lease_only_schemes()
+    ))
+}
+
+/// Opens only the lease store named by `url`: any scheme [`connect`] accepts, and the lease-only
+/// stores (`redis://…` with the `redis` feature).
+///
+/// Opening does not change the store; a SQL store still needs [`Backend::migrate`] once.
+pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
+    Ok(open_leases(url).await?.0)
+}
+
+/// The lease store at `url`, and its schema when baton manages one.
+async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)> {
+    match scheme(url) {
+        #[cfg(feature = "redis")]
+        "redis" => Ok((Arc::new(baton_redis::RedisLeaseStore::connect(url).await?), None)),
+        _ => {
+            let mut backend = connect(url).await?;
+            Ok((backend.leases, backend.schemas.pop()))
+        }
+    }
+}
+
+/// Opens leases at `lease_url` and everything else at `state_url`, for example leases in Redis
+/// and state in PostgreSQL. Equal URLs open one backend, as [`connect`] does.
+///
+/// Splitting is safe because nothing in the state store is fenced by the lease store: fires are
+/// recorded once by their identity whoever records them, and executions and partitions draw
+/// their fencing tokens from the state store itself.
+pub async fn connect_split(lease_url: &str, state_url: &str) -> Result<Backend> {
+    if lease_url == state_url {
+        return connect(url_or_lease_only(state_url)?).await;
+    }
+    let mut backend = connect(url_or_lease_only(state_url)?).await?;
+    let (leases, schema) = open_leases(lease_url).await?;
+    backend.leases = leases;
+    backend.schemas.extend(schema);
+    Ok(backend)
+}
+
+/// `url`, unless it names a lease-only store, which cannot hold state.
+fn url_or_lease_only(url: &str) -> Result<&str> {
+    if is_lease_only(url) {
+        return Err(Error::invalid_input(format!(
+            "state backend {} holds leases only: give {} for the state",
+            redact(url),
+            state_schemes()
+        )));
+    }
+    Ok(url)
 }
 
 impl Backend {
@@ -105,25 +210,28 @@ impl Backend {
         self.actions.clone()
     }
 
-    /// Whether the store is an embedded file owned by baton (migrated on open by the CLI).
+    /// Whether every store with a schema is an embedded file owned by baton (migrated on open
+    /// by the CLI).
     pub fn is_embedded(&self) -> bool {
-        match &self.migrator {
-            Migrator::Memory => true,
+        self.schemas.iter().all(|schema| match *schema {
             #[cfg(feature = "sqlite")]
-            Migrator::Sqlite(_) => true,
+            Schema::Sqlite(_) => true,
             #[cfg(feature = "postgres")]
-            Migrator::Postgres(_) => false,
-        }
+            Schema::Postgres(_) => false,
+        })
     }
 
-    /// Creates or upgrades the schema; safe to run concurrently and repeatedly.
+    /// Creates or upgrades the schema of every store baton manages here; safe to run
+    /// concurrently and repeatedly.
     pub async fn migrate(&self) -> Result<()> {
-        match &self.migrator {
-            Migrator::Memory => Ok(()),
-            #[cfg(feature = "sqlite")]
-            Migrator::Sqlite(backend) => backend.migrate().await,
-            #[cfg(feature = "postgres")]
-            Migrator::Postgres(backend) => backend.migrate().await,
+        for schema in &self.schemas {
+            match *schema {
+                #[cfg(feature = "sqlite")]
+                Schema::Sqlite(ref backend) => backend.migrate().await?,
+                #[cfg(feature = "postgres")]
+                Schema::Postgres(ref backend) => backend.migrate().await?,
+            }
         }
+        Ok(())
     }
 }

@@ -22,7 +22,7 @@ pub mod elector;
 pub mod metrics;
 pub mod scheduler;
 
-pub use backend::{Backend, connect};
+pub use backend::{Backend, UrlKind, connect, connect_leases, connect_split, url_kind};
 pub use baton_core::url::redact;
 pub use baton_core::{
     ChangeReason, Cursor, Error, ErrorKind, FencingToken, HistoryParams, HolderId, LeaderChange,
@@ -36,5 +36,7 @@ pub use elector::{
 pub use baton_core as core;
 #[cfg(feature = "postgres")]
 pub use baton_postgres as postgres;
+#[cfg(feature = "redis")]
+pub use baton_redis as redis;
 #[cfg(feature = "sqlite")]
 pub use baton_sqlite as sqlite;

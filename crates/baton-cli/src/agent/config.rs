@@ -28,8 +28,10 @@ pub const DEFAULT_MAX_CONCURRENT: usize = 16;
 /// A checked config file.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
-    /// The store's URL.
+    /// The store's URL: state, and leases unless `lease_backend` is set.
     pub backend: String,
+    /// The lease store's URL, when leases are kept apart from the state (such as in Redis).
+    pub lease_backend: Option<String>,
     /// This node's id in the cluster.
     pub node: NodeId,
     /// The same id as the holder of leader leases and the runner of executions.
@@ -147,6 +149,18 @@ pub struct CommandBatch {
 }
 
 impl AgentConfig {
+    /// The stores as printed: the backend, and the lease store when apart; passwords masked.
+    pub fn stores(&self) -> String {
+        match &self.lease_backend {
+            Some(leases) => format!(
+                "backend {}, leases in {}",
+                baton::redact(&self.backend),
+                baton::redact(leases)
+            ),
+            None => format!("backend {}", baton::redact(&self.backend)),
+        }
+    }
+
     /// The scheduler's configuration.
     pub fn scheduler(&self) -> SchedulerConfig {
         SchedulerConfig {

@@ -61,11 +61,11 @@ fn summary(file: &Path, config: &AgentConfig) -> String {
         format!("node {}", config.node)
     };
     format!(
-        "{}: ok: {}, {}; {node}; backend {}; http {} (admin token {}, read token {})",
+        "{}: ok: {}, {}; {node}; {}; http {} (admin token {}, read token {})",
         file.display(),
         count(config.jobs.len(), "job"),
         count(config.batches.len(), "batch"),
-        baton::redact(&config.backend),
+        config.stores(),
         config.http.listen,
         set(&config.http.admin_token),
         set(&config.http.read_token),

@@ -35,7 +35,8 @@ pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
     if let Err(err) = baton_server::metrics::install() {
         tracing::warn!(%err, "metrics are not recorded");
     }
-    let backend = baton::connect(&config.backend).await?;
+    let leases = config.lease_backend.as_deref().unwrap_or(&config.backend);
+    let backend = baton::connect_split(leases, &config.backend).await?;
     if backend.is_embedded() {
         backend.migrate().await.context("preparing the SQLite file")?;
     }
@@ -65,7 +66,7 @@ pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
     };
     node.set_ready(true);
     tracing::info!(node = %config.node, jobs = config.jobs.len(), batches = config.batches.len(),
-        backend = %baton::redact(&config.backend), http = %http.address, "agent started");
+        stores = %config.stores(), http = %http.address, "agent started");
     let watchers = [
         log_leadership("scheduler", scheduler.leadership()),
         log_leadership("cluster", cluster.leadership()),

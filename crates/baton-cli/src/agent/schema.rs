@@ -16,6 +16,8 @@ use super::schema_values::{CommandLine, DurationText};
 pub struct RawConfig {
     /// The store's URL.
     pub backend: Option<String>,
+    /// The lease store's URL, when leases are kept apart from the state.
+    pub lease_backend: Option<String>,
     /// This node's id.
     pub node_id: Option<String>,
     /// How long a shutdown waits for running commands.

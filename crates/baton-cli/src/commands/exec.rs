@@ -9,7 +9,7 @@ use baton::{Acquisition, Elector, ElectorConfig, HolderId, LeaseName};
 use tokio_util::sync::CancellationToken;
 
 use super::exec_job::{Fire, Start};
-use super::{child, connect};
+use super::{child, connect, connect_leases};
 use crate::cli::{ExecArgs, OnHeld};
 use crate::exit;
 
@@ -22,12 +22,15 @@ pub async fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     };
     let config = ElectorConfig::new(holder_id()?).with_ttl(args.ttl);
     config.validate()?;
-    let backend = connect(&args.backend).await?;
-    let fire = match job {
-        Some(job) => Some(Fire::resolve(backend.jobs(), job, &args).await?),
-        None => None,
+    let (leases, fire) = match job {
+        Some(job) => {
+            let backend =
+                connect(&args.backend).await.context("baton exec --job records the run")?;
+            (backend.leases(), Some(Fire::resolve(backend.jobs(), job, &args).await?))
+        }
+        None => (connect_leases(&args.backend).await?, None),
     };
-    let elector = Elector::new(backend.leases(), config)?;
+    let elector = Elector::new(leases, config)?;
     let guard = match elector.try_acquire(&name).await? {
         Acquisition::Acquired(guard) => guard,
         Acquisition::Held(lease) => {

@@ -3,7 +3,7 @@
 use baton::{Cursor, HistoryParams, LeaseName};
 use baton_server::views::{LeaderChangeView, PageView};
 
-use super::connect;
+use super::connect_leases;
 use super::output::print_json;
 use crate::cli::{HistoryArgs, Output};
 
@@ -13,7 +13,7 @@ pub async fn run(args: HistoryArgs, output: Output) -> anyhow::Result<()> {
         after: args.after.as_deref().map(Cursor::parse).transpose()?,
         limit: baton::core::page::check_page_size(args.limit)?,
     };
-    let store = connect(&args.backend).await?.leases();
+    let store = connect_leases(&args.backend).await?;
     let page = store.history(params).await?;
     if output == Output::Json {
         return print_json(&PageView::<LeaderChangeView>::of(&page));

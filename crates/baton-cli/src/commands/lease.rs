@@ -5,14 +5,14 @@ use baton::core::ForceReleaseParams;
 use baton::{Lease, LeaseName, StoreTime};
 use baton_server::views::{LeaseView, PageView};
 
-use super::connect;
+use super::connect_leases;
 use super::output::print_json;
 use crate::cli::{LeaseCommand, Output};
 
 pub async fn run(command: LeaseCommand, output: Output) -> anyhow::Result<()> {
     match command {
         LeaseCommand::List(backend) => {
-            let store = connect(&backend).await?.leases();
+            let store = connect_leases(&backend).await?;
             let now = store.now().await?;
             let leases = store.list().await?;
             match output {
@@ -25,7 +25,7 @@ pub async fn run(command: LeaseCommand, output: Output) -> anyhow::Result<()> {
         }
         LeaseCommand::Get { backend, name } => {
             let name: LeaseName = name.parse()?;
-            let store = connect(&backend).await?.leases();
+            let store = connect_leases(&backend).await?;
             let now = store.now().await?;
             match store.get(&name).await? {
                 Some(lease) => match output {
@@ -40,7 +40,7 @@ pub async fn run(command: LeaseCommand, output: Output) -> anyhow::Result<()> {
         }
         LeaseCommand::Release { backend, force: _, name } => {
             let name: LeaseName = name.parse()?;
-            let store = connect(&backend).await?.leases();
+            let store = connect_leases(&backend).await?;
             match store.force_release(ForceReleaseParams { name: name.clone() }).await? {
                 Some(previous) => println!(
                     "released lease {name} held by {} (token {}); the next acquisition is \

@@ -20,8 +20,10 @@ mod status;
 
 use std::process::ExitCode;
 
+use std::sync::Arc;
+
 use anyhow::Context;
-use baton::Backend;
+use baton::{Backend, LeaseStore, UrlKind};
 
 use crate::cli::{BackendArg, Cli, Command};
 
@@ -59,10 +61,32 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Opens the backend. The embedded SQLite file is migrated on open; server backends need
+/// Opens the backend: state in `--backend`, leases there too unless `--lease-backend` names
+/// another store. The embedded SQLite file is migrated on open; server backends need
 /// `baton migrate` once, so that routine commands never run DDL.
 async fn connect(arg: &BackendArg) -> anyhow::Result<Backend> {
-    let backend = baton::connect(&arg.backend).await?;
+    if baton::url_kind(&arg.backend)? == UrlKind::LeasesOnly {
+        anyhow::bail!(
+            "{} holds leases only, and this needs the state store too: give that as --backend \
+             (sqlite://PATH or postgres://USER@HOST:PORT/DB) and this one as --lease-backend",
+            baton::redact(&arg.backend)
+        );
+    }
+    let leases = arg.lease_backend.as_deref().unwrap_or(&arg.backend);
+    migrate_embedded(baton::connect_split(leases, &arg.backend).await?).await
+}
+
+/// Opens the lease store only: `--lease-backend`, or else `--backend`, which may then be a
+/// lease-only store such as Redis.
+async fn connect_leases(arg: &BackendArg) -> anyhow::Result<Arc<dyn LeaseStore>> {
+    let url = arg.lease_backend.as_deref().unwrap_or(&arg.backend);
+    if baton::url_kind(url)? == UrlKind::LeasesOnly {
+        return Ok(baton::connect_leases(url).await?);
+    }
+    Ok(migrate_embedded(baton::connect(url).await?).await?.leases())
+}
+
+async fn migrate_embedded(backend: Backend) -> anyhow::Result<Backend> {
     if backend.is_embedded() {
         backend.migrate().await.context("preparing the SQLite file")?;
     }

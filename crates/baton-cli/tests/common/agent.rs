@@ -41,6 +41,7 @@ impl Site {
         command.current_dir(self.dir.path()).args(args);
         for name in [
             "BATON_BACKEND",
+            "BATON_LEASE_BACKEND",
             "BATON_LISTEN",
             "BATON_ADMIN_TOKEN",
             "BATON_READ_TOKEN",

@@ -22,6 +22,8 @@ use values::optional_duration;
 pub struct Environment {
     /// `BATON_BACKEND`, overriding `backend`.
     pub backend: Option<String>,
+    /// `BATON_LEASE_BACKEND`, overriding `lease_backend`.
+    pub lease_backend: Option<String>,
     /// `BATON_LISTEN`, overriding `http.listen`.
     pub listen: Option<String>,
     /// `BATON_ADMIN_TOKEN`, overriding `http.admin_token`.
@@ -36,6 +38,7 @@ impl Environment {
         let var = |name| std::env::var(name).ok();
         Environment {
             backend: var("BATON_BACKEND"),
+            lease_backend: var("BATON_LEASE_BACKEND"),
             listen: var("BATON_LISTEN"),
             admin_token: var("BATON_ADMIN_TOKEN"),
             read_token: var("BATON_READ_TOKEN"),
@@ -61,6 +64,11 @@ pub fn validate(raw: &RawConfig, context: &Context<'_>) -> Result<AgentConfig, P
     let (jobs, batches) = jobs_and_batches(raw, context.base)?;
     let config = AgentConfig {
         backend: settings::backend(&root.key("backend"), raw.backend.as_deref(), context.env)?,
+        lease_backend: settings::lease_backend(
+            &root.key("lease_backend"),
+            raw.lease_backend.as_deref(),
+            context.env,
+        )?,
         node_generated: raw.node_id.is_none(),
         node,
         holder,

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use baton::cluster::NodeId;
-use baton::{ElectorConfig, HolderId};
+use baton::{ElectorConfig, HolderId, UrlKind};
 
 use super::super::config::{
     DEFAULT_BACKEND, DEFAULT_LISTEN, DEFAULT_MAX_CONCURRENT, DEFAULT_OUTPUT_LIMIT, HttpConfig,
@@ -136,11 +136,27 @@ fn token_setting(
 
 /// A backend URL of a scheme this build can open.
 fn backend_url(url: &str) -> Result<String, String> {
-    match url.split_once("://").map(|(scheme, _)| scheme) {
-        Some("sqlite" | "postgres" | "postgresql" | "memory") => Ok(url.to_owned()),
-        _ => Err(format!(
-            "unknown backend URL {:?}: expected sqlite://PATH, postgres://USER@HOST:PORT/DB or memory://",
+    match baton::url_kind(url).map_err(|err| err.to_string())? {
+        UrlKind::Everything => Ok(url.to_owned()),
+        UrlKind::LeasesOnly => Err(format!(
+            "{} holds leases only: put it in `lease_backend`, and in `backend` the store that \
+             keeps jobs and nodes (sqlite://PATH or postgres://USER@HOST:PORT/DB)",
             baton::redact(url)
         )),
+    }
+}
+
+/// The lease store's URL, when not `backend`: `BATON_LEASE_BACKEND`, else the `lease_backend`
+/// key. Any store that holds leases is accepted.
+pub fn lease_backend(
+    key: &KeyPath,
+    text: Option<&str>,
+    env: &Environment,
+) -> Result<Option<String>, Problem> {
+    let check = |url: &str| baton::url_kind(url).map(|_| url.to_owned()).map_err(|e| e.to_string());
+    match (&env.lease_backend, text) {
+        (Some(url), _) => check(url).map(Some).map_err(|m| Problem::env("BATON_LEASE_BACKEND", m)),
+        (None, Some(url)) => check(url).map(Some).map_err(|message| Problem::at(key, message)),
+        (None, None) => Ok(None),
     }
 }

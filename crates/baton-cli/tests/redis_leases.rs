@@ -1,0 +1,86 @@
+//! Leases in Redis, state elsewhere: `baton exec` and the lease commands on a Redis URL alone,
+//! the one line that asks for a state store when one is needed, and an agent whose leader
+//! leases live in Redis while its jobs and executions live in SQLite.
+
+use std::time::Duration;
+
+use baton::LeaseName;
+use baton::core::ExecutionStatus;
+use baton::core::job::ExecutionListParams;
+use baton_testkit::servers::RedisServer;
+
+mod common;
+
+use common::agent::{Site, eventually};
+use common::{stderr, stdout};
+
+#[test]
+fn exec_and_the_lease_commands_work_on_redis_alone() {
+    let redis = RedisServer::start();
+    let site = Site::new();
+    let run = |args: &[&str]| site.baton(args).output().unwrap();
+    let exec = ["exec", "--backend", &redis.url(), "--lock", "nightly", "--"];
+    let first = run(&[&exec[..], &["sh", "-c", "echo $BATON_FENCING_TOKEN"]].concat());
+    assert!(first.status.success(), "{}", stderr(&first));
+    let second = run(&[&exec[..], &["sh", "-c", "echo $BATON_FENCING_TOKEN"]].concat());
+    let (first, second): (u64, u64) =
+        (stdout(&first).trim().parse().unwrap(), stdout(&second).trim().parse().unwrap());
+    assert!(second > first, "tokens rise: {first} then {second}");
+    let history = run(&["history", "--backend", &redis.url(), "--lease", "nightly"]);
+    assert_eq!(stdout(&history).matches("nightly").count(), 2, "{}", stdout(&history));
+    let list = run(&["lease", "list", "--backend", &redis.url()]);
+    assert!(stdout(&list).contains("nightly"), "{}", stdout(&list));
+    assert!(!site.path("baton.db").exists(), "no SQLite file was made on the side");
+}
+
+#[test]
+fn a_command_that_needs_state_asks_for_a_state_store_in_one_line() {
+    let redis = RedisServer::start();
+    let site = Site::new();
+    for args in [
+        vec!["exec", "--backend", &redis.url(), "--job", "report", "--", "true"],
+        vec!["jobs", "list", "--backend", &redis.url()],
+        vec!["migrate", "--backend", &redis.url()],
+    ] {
+        let out = site.baton(&args).output().unwrap();
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(err.contains("holds leases only"), "{err}");
+        assert!(err.contains("--lease-backend"), "{err}");
+    }
+    let list = site.baton(&["lease", "list", "--backend", &redis.url()]).output().unwrap();
+    assert_eq!(stdout(&list).lines().count(), 1, "only the header: {}", stdout(&list));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_keeps_its_leader_leases_in_redis_and_its_state_in_sql() {
+    let redis = RedisServer::start();
+    let site = Site::new();
+    let config = format!(
+        "backend = \"{}\"\nlease_backend = \"{}\"\n[[job]]\nname = \"tick\"\n\
+         command = [\"true\"]\nevery = \"1s\"\n",
+        site.url,
+        redis.url()
+    );
+    site.write("baton.toml", &config);
+    let check = site.check("baton.toml");
+    assert!(stderr(&check).is_empty() && check.status.success(), "{}", stderr(&check));
+    assert!(stdout(&check).contains(&format!("leases in {}", redis.url())), "{}", stdout(&check));
+    let _agent = site.start("baton.toml");
+    let backend = site.backend().await;
+    let params = ExecutionListParams {
+        job: Some("tick".parse().unwrap()),
+        status: Some(ExecutionStatus::Succeeded),
+        ..Default::default()
+    };
+    eventually("a succeeded execution in SQLite", Duration::from_secs(20), async || {
+        backend.jobs().execution_list(params.clone()).await.unwrap().items.into_iter().next()
+    })
+    .await;
+    let scheduler: LeaseName = "baton-scheduler".parse().unwrap();
+    let redis_leases = baton::connect_leases(&redis.url()).await.unwrap();
+    let lease = redis_leases.get(&scheduler).await.unwrap().expect("the scheduler lease in Redis");
+    assert!(lease.holder_at(redis_leases.now().await.unwrap()).is_some(), "{lease:?}");
+    assert_eq!(backend.leases().get(&scheduler).await.unwrap(), None, "none in SQLite");
+}
