@@ -1,4 +1,4 @@
-//! A lease client of the benchmarks: its own backend (so its own connection pool, as a
+//! A lease client of the benchmarks: its own lease store (so its own connections, as a
 //! separate process would have) and its own holder id.
 
 use std::sync::Arc;
@@ -10,19 +10,17 @@ use baton::{FencingToken, HolderId, LeaseName, LeaseStore};
 /// The TTL of the leases these runs take: the default of the design.
 pub(crate) const TTL: Duration = Duration::from_secs(10);
 
-/// One client: its own backend, pool and holder id.
+/// One client: its own lease store, connections and holder id.
 pub(crate) struct Client {
     store: Arc<dyn LeaseStore>,
     pub(crate) holder: HolderId,
-    _backend: baton::Backend,
 }
 
 impl Client {
-    /// Opens a backend of its own at `url`.
+    /// Opens a lease store of its own at `url`.
     pub(crate) async fn connect(url: &str) -> anyhow::Result<Self> {
-        let backend = baton::connect(url).await?;
-        let holder = HolderId::generate("bench", fastrand::u32(..));
-        Ok(Client { store: backend.leases(), holder, _backend: backend })
+        let store = baton::connect_leases(url).await?;
+        Ok(Client { store, holder: HolderId::generate("bench", fastrand::u32(..)) })
     }
 
     /// One acquisition attempt.

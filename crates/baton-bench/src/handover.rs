@@ -26,20 +26,18 @@ pub(crate) struct Handover {
     pub(crate) jitter: f64,
 }
 
-/// One side: an elector over its own backend, and the probe on its store.
+/// One side: an elector over its own lease store, and the probe on that store.
 struct Side {
     elector: Elector,
     seen: watch::Receiver<Seen>,
-    _backend: baton::Backend,
 }
 
 impl Side {
     async fn open(url: &str) -> anyhow::Result<Self> {
-        let backend = baton::connect(url).await?;
-        let (store, seen) = Probe::wrap(backend.leases());
+        let (store, seen) = Probe::wrap(baton::connect_leases(url).await?);
         let config = ElectorConfig::new(HolderId::generate("bench", fastrand::u32(..)));
         let elector = Elector::new(store, config)?;
-        Ok(Side { elector, seen, _backend: backend })
+        Ok(Side { elector, seen })
     }
 }
 

@@ -7,11 +7,12 @@ use crate::LeaseBenchArgs;
 use crate::accounting::{self, Accounted};
 use crate::commits::CommitCounter;
 use crate::lease_ops::{self, Race};
+use crate::lease_report::HandoverGoal;
 use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
 use crate::target::Target;
 use crate::timed::Measured;
-use crate::{crash, floor, handover, idle, lease_report};
+use crate::{crash, floor, handover, idle, lease_redis, lease_report};
 
 /// Connections (and clients) of the concurrent runs.
 pub(crate) const CLIENTS: usize = 8;
@@ -41,6 +42,9 @@ pub(crate) struct Throughput {
 /// Runs every lease scenario against the store at `args.backend`.
 pub(crate) async fn run(args: LeaseBenchArgs) -> anyhow::Result<()> {
     let url = args.backend.as_str();
+    if baton::url_kind(url)? == baton::UrlKind::LeasesOnly {
+        return lease_redis::run(&args).await;
+    }
     let Scenario { target, run, .. } = Scenario::open(url).await?;
     emit(&lease_report::header(&target, url, &args, &run));
 
@@ -54,7 +58,7 @@ pub(crate) async fn run(args: LeaseBenchArgs) -> anyhow::Result<()> {
 
     progress(&format!("graceful handover, {} rounds", args.rounds));
     let handover = handover::run(url, &run, args.rounds).await?;
-    emit(&lease_report::handover(&handover, &target));
+    emit(&lease_report::handover(&handover, target.kind(), HandoverGoal::of(&target)));
 
     if args.skip_crash {
         emit(&lease_report::crash_skipped());

@@ -37,7 +37,8 @@ pub(crate) async fn cycles(
     Ok(Measured { samples: Samples::new(parts, length), statements, commits })
 }
 
-async fn cycle_worker(
+/// Cycles acquire → renew → release on `name` until the window closes.
+pub(crate) async fn cycle_worker(
     client: Client,
     name: LeaseName,
     window: Window,

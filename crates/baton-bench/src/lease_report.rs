@@ -35,7 +35,8 @@ pub(crate) fn header(target: &Target, url: &str, args: &LeaseBenchArgs, run: &st
     )
 }
 
-fn latency_cells(latency: Option<Latency>) -> [String; 2] {
+/// The p50 and p99 cells of a latency, or dashes.
+pub(crate) fn latency_cells(latency: Option<Latency>) -> [String; 2] {
     match latency {
         Some(latency) => [report::duration(latency.p50), report::duration(latency.p99)],
         None => ["-".to_string(), "-".to_string()],
@@ -167,25 +168,48 @@ fn measured_row(table: &mut Table, row: Row<'_>, counting: bool) {
     ]);
 }
 
-/// Graceful handover times against the retry period and the targets.
-pub(crate) fn handover(h: &Handover, target: &Target) -> String {
+/// What a graceful handover should take on a kind of store.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HandoverGoal {
+    /// The median's bound, where there is one.
+    pub(crate) p50: Option<Duration>,
+    /// The 99th percentile's bound.
+    pub(crate) p99: Duration,
+}
+
+impl HandoverGoal {
+    /// The goal on a SQL store: PostgreSQL's, or SQLite's.
+    pub(crate) fn of(target: &Target) -> HandoverGoal {
+        match target.is_postgres() {
+            true => HandoverGoal { p50: Some(PG_HANDOVER.0), p99: PG_HANDOVER.1 },
+            false => HandoverGoal { p50: None, p99: SQLITE_HANDOVER_P99 },
+        }
+    }
+
+    fn judge(self, latency: Latency) -> String {
+        let p99 = format!("p99 < {}", report::duration(self.p99));
+        match self.p50 {
+            Some(p50) => format!(
+                "p50 < {}, {p99} {}",
+                report::duration(p50),
+                verdict(latency.p50 < p50 && latency.p99 < self.p99)
+            ),
+            None => format!("{p99} {}", verdict(latency.p99 < self.p99)),
+        }
+    }
+}
+
+/// Graceful handover times on a store of `kind`, against the retry period and the goal.
+pub(crate) fn handover(h: &Handover, kind: &str, goal: HandoverGoal) -> String {
     let mut table = Table::new(&["handover", "rounds", "p50", "p99", "max", "target"]);
     let latency = Latency::of(h.gaps.clone());
-    let goal = match (latency, target.is_postgres()) {
-        (Some(l), true) => format!(
-            "p50 < 2 ms, p99 < 10 ms {}",
-            verdict(l.p50 < PG_HANDOVER.0 && l.p99 < PG_HANDOVER.1)
-        ),
-        (Some(l), false) => format!("p99 < 50 ms {}", verdict(l.p99 < SQLITE_HANDOVER_P99)),
-        (None, _) => String::new(),
-    };
     let [p50, p99] = latency_cells(latency);
     let max = latency.map_or("-".into(), |l| report::duration(l.max));
+    let goal = latency.map(|l| goal.judge(l)).unwrap_or_default();
     table.row(vec!["release → acquire".into(), h.gaps.len().to_string(), p50, p99, max, goal]);
     format!(
-        "Graceful handover between two electors ({})\n{}\
+        "Graceful handover between two electors ({kind})\n{}\
          for comparison, a waiter not woken by the release would retry every {:?} ± {:.0} %\n",
-        target.kind(),
         table.render(),
         h.retry_period,
         h.jitter * 100.0

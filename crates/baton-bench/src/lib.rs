@@ -29,6 +29,7 @@ mod idle_nodes;
 mod idle_report;
 mod lease;
 mod lease_ops;
+mod lease_redis;
 mod lease_report;
 mod machine;
 mod node;
@@ -101,7 +102,7 @@ pub enum Scenario {
 /// Arguments of `baton bench lease`.
 #[derive(Debug, Args)]
 pub struct LeaseBenchArgs {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or redis://HOST:PORT.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long each throughput measurement runs.
