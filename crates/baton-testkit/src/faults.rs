@@ -22,16 +22,22 @@ pub const PATIENCE: Duration = Duration::from_secs(30);
 pub struct Setup {
     /// Path of the `baton-test-holder` binary.
     pub binary: String,
-    /// Backend URL the holders use.
+    /// Backend URL the holders take their leases from.
     pub url: String,
+    /// URL of the SQL store holding the fenced ledger: `url` itself, or a store beside a
+    /// lease-only one.
+    pub ledger: String,
     /// The lease they compete for.
     pub lease: String,
 }
 
 impl Setup {
-    /// Starts a holder named `writer` on `url` and waits until it is connected.
+    /// Starts a holder named `writer` on `url` and waits until it is connected. A ledger kept
+    /// in the lease store is reached through `url` too, so that a cut store cuts both.
     pub async fn holder_on(&self, url: &str, writer: &str) -> HolderProcess {
-        let mut holder = HolderProcess::spawn(&self.binary, url, &self.lease, TTL, writer);
+        let ledger = if self.ledger == self.url { url } else { &self.ledger };
+        let mut holder =
+            HolderProcess::spawn(&self.binary, [url, ledger, &self.lease], TTL, writer);
         holder.expect("READY", PATIENCE).await;
         holder
     }
@@ -44,7 +50,8 @@ impl Setup {
     /// Checks the ledger: no stale write accepted, and no write made after its term's deadline
     /// had passed on the writer's own clock.
     pub async fn check_ledger(&self) -> LedgerReport {
-        let report = Ledger::open(&self.url).await.expect("ledger").check().await.expect("check");
+        let ledger = Ledger::open(&self.ledger).await.expect("ledger");
+        let report = ledger.check().await.expect("check");
         assert_eq!(report.stale_accepted, 0, "stale writes were accepted: {report:?}");
         assert_eq!(report.late, 0, "writes were made past their term's deadline: {report:?}");
         report
@@ -167,6 +174,35 @@ pub async fn store_restart_never_reissues_a_token(
     setup.check_ledger().await;
 }
 
+/// The store itself stalls past the TTL (`stall` makes it answer nothing for
+/// [`STALL`], then run what queued up): the holder steps down by its deadline, before anyone
+/// else can hold the lease; the next holder's token is greater; no stale write landed.
+pub async fn stalled_store_lets_no_stale_write_land(setup: &Setup, stall: impl FnOnce()) {
+    let mut a = setup.holder("a").await;
+    let (first, _) = a.expect("ACQUIRED", PATIENCE).await;
+    a.expect("WROTE", PATIENCE).await;
+    let mut b = setup.holder("b").await;
+    let stalled = Instant::now();
+    stall();
+    let (lost, _) = a.expect("LOST", PATIENCE).await;
+    let bound = TTL / 5 + TTL * 7 / 10 + MEASUREMENT_ALLOWANCE;
+    let stepped_down = lost.at.duration_since(stalled);
+    assert!(
+        stepped_down <= bound,
+        "a stepped down {stepped_down:?} into the stall, bound {bound:?}"
+    );
+    let next = tokio::select! {
+        (event, _) = a.expect("ACQUIRED", PATIENCE) => event,
+        (event, _) = b.expect("ACQUIRED", PATIENCE) => event,
+    };
+    assert!(next.at > lost.at, "the lease was held again before a stepped down");
+    assert!(next.token() > first.token(), "tokens must rise: {first:?} then {next:?}");
+    setup.check_ledger().await;
+}
+
+/// How long [`stalled_store_lets_no_stale_write_land`] stalls the store: past the TTL.
+pub const STALL: Duration = Duration::from_secs(4);
+
 /// SIGSTOPs sent from outside at instants the holders do not choose: `pauses` times, a random
 /// holder (the leader half the time) is stopped after a random wait, for a random while (below
 /// the stall threshold, past it but within the TTL, or past the TTL), then resumed. A pause can
@@ -181,7 +217,7 @@ pub async fn random_pauses_let_no_stale_or_late_write_land(
     let seed = fastrand::u64(..);
     eprintln!("random pauses: seed {seed}");
     let mut random = fastrand::Rng::with_seed(seed);
-    let leases = baton::connect(&setup.url).await.expect("connect").leases();
+    let leases = baton::connect_leases(&setup.url).await.expect("connect");
     let lease: baton::LeaseName = setup.lease.parse().expect("a lease name");
     let mut holders = Vec::new();
     for writer in ["a", "b", "c"] {

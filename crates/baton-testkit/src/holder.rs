@@ -19,10 +19,16 @@ pub struct HolderProcess {
 }
 
 impl HolderProcess {
-    /// Starts `binary` (the path of `baton-test-holder`) for `lease` on `url`.
-    pub fn spawn(binary: &str, url: &str, lease: &str, ttl: Duration, writer: &str) -> Self {
+    /// Starts `binary` (the path of `baton-test-holder`) for a lease, given as the URL of its
+    /// store, the URL of the ledger's store and the lease's name.
+    pub fn spawn(
+        binary: &str,
+        [url, ledger, lease]: [&str; 3],
+        ttl: Duration,
+        writer: &str,
+    ) -> Self {
         let mut command = Command::new(binary);
-        command.args([url, lease, &ttl.as_millis().to_string(), writer]);
+        command.args([url, ledger, lease, &ttl.as_millis().to_string(), writer]);
         HolderProcess {
             process: EventedProcess::spawn(command, writer),
             writer: writer.to_string(),

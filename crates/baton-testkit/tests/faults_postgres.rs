@@ -8,6 +8,7 @@ fn setup(server: &PostgresServer) -> Setup {
     Setup {
         binary: env!("CARGO_BIN_EXE_baton-test-holder").to_string(),
         url: server.url(),
+        ledger: server.url(),
         lease: "ledger-writer".to_string(),
     }
 }

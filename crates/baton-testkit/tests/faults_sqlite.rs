@@ -6,6 +6,7 @@ fn setup(dir: &tempfile::TempDir) -> Setup {
     Setup {
         binary: env!("CARGO_BIN_EXE_baton-test-holder").to_string(),
         url: format!("sqlite://{}", dir.path().join("baton.db").display()),
+        ledger: format!("sqlite://{}", dir.path().join("baton.db").display()),
         lease: "ledger-writer".to_string(),
     }
 }

@@ -45,11 +45,6 @@ fn state_schemes() -> &'static str {
     }
 }
 
-/// The URL schemes of stores that hold leases only, for error messages.
-fn lease_only_schemes() -> &'static str {
-    if cfg!(feature = "redis") { "redis://HOST:PORT" } else { "none in this build" }
-}
-
 fn scheme(url: &str) -> &str {
     url.split_once("://").map(|(scheme, _)| scheme).unwrap_or("")
 }
@@ -132,11 +127,12 @@ pub async fn connect(url: &str) -> Result<Backend> {
 }
 
 fn unknown_scheme(url: &str) -> Error {
+    let lease_only =
+        if cfg!(feature = "redis") { ", or for leases only redis://HOST:PORT" } else { "" };
     Error::invalid_input(format!(
-        "unknown backend URL {:?}: expected {}, or for leases only {}",
+        "unknown backend URL {:?}: expected {}{lease_only}",
         redact(url),
         state_schemes(),
-        lease_only_schemes()
     ))
 }
 

@@ -1,6 +1,8 @@
 //! A lease holder for fault tests, run as a separate process.
 //!
-//! Usage: `baton-test-holder BACKEND_URL LEASE TTL_MS WRITER`. It campaigns for the lease and,
+//! Usage: `baton-test-holder LEASE_URL LEDGER_URL LEASE TTL_MS WRITER`: the lease's store (any
+//! backend, Redis included) and the SQL store of the fenced ledger (often the same URL). It
+//! campaigns for the lease and,
 //! while leading, appends to the fenced ledger every 50 ms, checking its lease inside each
 //! append's transaction right before the entry is written (the ledger records how long the term
 //! still had then). It reports on stdout, one event per line:
@@ -33,16 +35,16 @@ fn say(line: String) {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [url, lease, ttl_ms, writer] = args.as_slice() else {
-        anyhow::bail!("usage: baton-test-holder BACKEND_URL LEASE TTL_MS WRITER");
+    let [url, ledger_url, lease, ttl_ms, writer] = args.as_slice() else {
+        anyhow::bail!("usage: baton-test-holder LEASE_URL LEDGER_URL LEASE TTL_MS WRITER");
     };
     let lease: LeaseName = lease.parse()?;
     let ttl = Duration::from_millis(ttl_ms.parse().context("TTL_MS")?);
-    let backend = baton::connect(url).await?;
-    backend.migrate().await?;
-    let ledger = Ledger::open(url).await?;
+    baton::connect(ledger_url).await?.migrate().await?;
+    let leases = baton::connect_split(url, ledger_url).await?.leases();
+    let ledger = Ledger::open(ledger_url).await?;
     let config = ElectorConfig::new(HolderId::new(writer.clone())?).with_ttl(ttl);
-    let elector = Elector::new(backend.leases(), config)?;
+    let elector = Elector::new(leases, config)?;
     let stop_requested = watch_stdin_for_stop();
     say("READY".to_string());
     loop {

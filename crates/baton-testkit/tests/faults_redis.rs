@@ -1,0 +1,69 @@
+//! Fault tests on throwaway Redis servers, with holders as separate processes taking their
+//! leases from Redis and writing to a fenced ledger in a SQLite file beside it.
+
+use baton_testkit::faults::{self, STALL, Setup};
+use baton_testkit::servers::{RedisConfig, RedisServer};
+use tempfile::TempDir;
+
+fn setup(server: &RedisServer, dir: &TempDir) -> Setup {
+    Setup {
+        binary: env!("CARGO_BIN_EXE_baton-test-holder").to_string(),
+        url: server.url(),
+        ledger: format!("sqlite://{}", dir.path().join("ledger.db").display()),
+        lease: "ledger-writer".to_string(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill9_of_the_holder() {
+    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
+    faults::killed_holder_is_replaced_within_ttl_and_retry(&setup(&server, &dir)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigstop_past_the_ttl_then_sigcont() {
+    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
+    faults::paused_holder_notices_its_loss_and_is_fenced(&setup(&server, &dir)).await;
+}
+
+/// Kills the server while holders run, keeps it down until the holder stepped down, and
+/// starts it again with what `config` keeps.
+async fn restart_never_reissues_a_token(config: RedisConfig) {
+    let (server, dir) = (RedisServer::start_with(config), tempfile::tempdir().unwrap());
+    faults::store_restart_never_reissues_a_token(
+        &setup(&server, &dir),
+        || server.process().kill(),
+        || server.process().restart(),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn redis_restart_with_an_empty_dataset() {
+    restart_never_reissues_a_token(RedisConfig::default()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn redis_restart_with_an_append_only_file() {
+    restart_never_reissues_a_token(RedisConfig { append_only: true, ..RedisConfig::default() })
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_busy_past_the_ttl() {
+    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
+    let mut sleeper = None;
+    faults::stalled_store_lets_no_stale_write_land(&setup(&server, &dir), || {
+        sleeper = Some(server.debug_sleep(STALL));
+    })
+    .await;
+    sleeper.expect("the stall").join().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigstop_from_outside_at_random_instants() {
+    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
+    let (report, changes) =
+        faults::random_pauses_let_no_stale_or_late_write_land(&setup(&server, &dir), 12).await;
+    eprintln!("redis, 12 random pauses: {changes} leader changes, {report:?}");
+}
