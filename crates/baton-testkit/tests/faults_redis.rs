@@ -1,7 +1,9 @@
 //! Fault tests on throwaway Redis servers, with holders as separate processes taking their
-//! leases from Redis and writing to a fenced ledger in a SQLite file beside it.
+//! leases from Redis (directly or through the fault proxy) and writing to a fenced ledger in a
+//! SQLite file beside it.
 
 use baton_testkit::faults::{self, STALL, Setup};
+use baton_testkit::proxy::FaultProxy;
 use baton_testkit::servers::{RedisConfig, RedisServer};
 use tempfile::TempDir;
 
@@ -18,6 +20,17 @@ fn setup(server: &RedisServer, dir: &TempDir) -> Setup {
 async fn kill9_of_the_holder() {
     let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
     faults::killed_holder_is_replaced_within_ttl_and_retry(&setup(&server, &dir)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn blackhole_between_the_holder_and_redis() {
+    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
+    let proxy = FaultProxy::start(([127, 0, 0, 1], server.port()).into()).await.unwrap();
+    let proxied = server
+        .url()
+        .replace(&format!(":{}/", server.port()), &format!(":{}/", proxy.addr().port()));
+    assert_ne!(proxied, server.url());
+    faults::cut_holder_steps_down_and_is_fenced(&setup(&server, &dir), &proxy, &proxied).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
