@@ -23,9 +23,9 @@ impl Cursor {
     /// Parses a cursor as printed by its `Display` implementation.
     pub fn parse(text: &str) -> Result<Self> {
         text.strip_prefix('c')
-            .and_then(|digits| digits.parse::<i64>().ok())
-            .filter(|id| *id >= 0)
-            .map(Cursor)
+            .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+            // Past the largest id there is nothing: the page is empty.
+            .map(|digits| Cursor(digits.parse::<i64>().unwrap_or(i64::MAX)))
             .ok_or_else(|| {
                 Error::invalid_input(format!(
                     "invalid cursor {text:?}: expected a value printed as next_cursor, such as \"c42\""
@@ -73,4 +73,20 @@ pub fn check_page_size(limit: u32) -> Result<u32> {
         )));
     }
     Ok(limit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cursor;
+
+    #[test]
+    fn a_cursor_is_c_and_decimal_digits() {
+        assert_eq!(Cursor::parse("c42").unwrap(), Cursor::after(42));
+        assert_eq!(Cursor::parse("c0042").unwrap(), Cursor::after(42));
+        assert_eq!(Cursor::parse("c99999999999999999999999").unwrap(), Cursor::after(i64::MAX));
+        for bad in ["", "c", "42", "c+5", "c-1", "c4 2", "c٣"] {
+            let err = Cursor::parse(bad).unwrap_err();
+            assert!(err.to_string().starts_with(&format!("invalid cursor {bad:?}")), "{err}");
+        }
+    }
 }

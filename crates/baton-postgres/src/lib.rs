@@ -34,6 +34,7 @@ mod lease;
 mod migrate;
 mod queries;
 mod row;
+mod tls;
 mod url;
 mod wakeups;
 

@@ -2,7 +2,7 @@
 
 use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
-use redis::{ConnectionInfo, IntoConnectionInfo};
+use redis::{ConnectionAddr, ConnectionInfo, IntoConnectionInfo};
 
 const EXPECTED: &str = "expected redis://[user:password@]host:port[/db]";
 
@@ -10,7 +10,7 @@ const EXPECTED: &str = "expected redis://[user:password@]host:port[/db]";
 pub(crate) struct Target {
     /// What redis-rs needs to connect.
     pub(crate) info: ConnectionInfo,
-    /// `host:port/db`, for messages.
+    /// `host:port/db` (`[address]:port/db` for IPv6), for messages.
     pub(crate) endpoint: String,
     /// The password, so that it can be masked wherever a message might echo it.
     password: Option<String>,
@@ -58,7 +58,13 @@ pub(crate) fn parse(url: &str) -> Result<Target> {
         invalid(&format!("{cause} ({EXPECTED})"))
     })?;
     let redis = info.redis_settings();
-    let endpoint = format!("{}/{}", info.addr(), redis.db());
+    let endpoint = match info.addr() {
+        // An IPv6 address in brackets, as in the URL: `[::1]:6379`.
+        ConnectionAddr::Tcp(host, port) if host.contains(':') => {
+            format!("[{host}]:{port}/{}", redis.db())
+        }
+        addr => format!("{addr}/{}", redis.db()),
+    };
     let password = redis.password().map(str::to_string);
     let target = Target { info, endpoint, password };
     Ok(target)
@@ -76,6 +82,7 @@ mod tests {
         assert_eq!(target.db(), 3);
         assert_eq!(target.scrub("AUTH app hunter2\nfailed"), "AUTH app *** failed");
         assert_eq!(parse("redis://localhost").unwrap().endpoint, "localhost:6379/0");
+        assert_eq!(parse("redis://[::1]:6380/2").unwrap().endpoint, "[::1]:6380/2");
     }
 
     #[test]

@@ -99,6 +99,7 @@ pub fn router(backend: baton::Backend, node: Arc<dyn LocalNode>, config: ServerC
     let (router, _) = routes(&state);
     router
         .fallback(no_route)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn(body_limit::limit_body))
         .with_state(state)
 }
@@ -106,6 +107,16 @@ pub fn router(backend: baton::Backend, node: Arc<dyn LocalNode>, config: ServerC
 /// Every route, and the table of their methods and paths.
 fn routes(state: &state::AppState) -> (Router<state::AppState>, Vec<routes::Route>) {
     api::routes(state).merge(dashboard::routes(state)).finish()
+}
+
+/// The 405 of a method that a served path does not answer (the `Allow` header lists those it
+/// does).
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{method} is not served for {}: see /api/v1/openapi.json", uri.path()),
+    )
 }
 
 /// The 404 of a path that no route serves.

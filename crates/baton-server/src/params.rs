@@ -37,9 +37,10 @@ pub(crate) struct PageQuery {
 }
 
 impl PageQuery {
-    /// The cursor to start after, if any.
+    /// The cursor to start after, if any; an empty `after=` is refused like any other value
+    /// that is not a page's `next`.
     pub fn after(&self) -> Result<Option<Cursor>, ApiError> {
-        Ok(self.after.as_deref().filter(|text| !text.is_empty()).map(Cursor::parse).transpose()?)
+        Ok(self.after.as_deref().map(Cursor::parse).transpose()?)
     }
 
     /// The page size: [`DEFAULT_LIMIT`] unless given, 1 to 1000.
@@ -91,6 +92,8 @@ mod tests {
         assert_eq!(query.after().unwrap(), Some(Cursor::after(42)));
         assert!(query.limit().unwrap_err().to_string().contains("\"ten\""));
         assert_eq!(PageQuery::default().limit().unwrap(), DEFAULT_LIMIT);
+        let empty = PageQuery { after: Some(String::new()), limit: None };
+        assert!(empty.after().unwrap_err().to_string().starts_with("invalid cursor \"\""));
     }
 
     #[test]

@@ -62,7 +62,11 @@ async fn actions_are_recorded_with_the_actor_and_peer() {
     assert!(paused(&fixture, "nightly").await);
 
     let too_long = "x".repeat(101);
-    let resumed = post(&router, "/api/v1/jobs/nightly/resume", Some(ADMIN), Some(&too_long)).await;
+    let refused = post(&router, "/api/v1/jobs/nightly/resume", Some(ADMIN), Some(&too_long)).await;
+    assert_eq!((refused.status, refused.code()), (StatusCode::BAD_REQUEST, "invalid_input"));
+    assert!(refused.message().starts_with("invalid X-Baton-Actor header of 101 bytes"));
+    assert!(paused(&fixture, "nightly").await, "a refused action changes nothing");
+    let resumed = post(&router, "/api/v1/jobs/nightly/resume", Some(ADMIN), None).await;
     assert_eq!(resumed.body["paused"], false);
 
     let log = actions(&fixture).await;
@@ -73,7 +77,7 @@ async fn actions_are_recorded_with_the_actor_and_peer() {
     assert_eq!(log[0]["target"], "job/nightly");
     let detail = log[0]["detail"].as_str().unwrap();
     assert!(detail.contains(PEER) && detail.contains("paused"), "{detail}");
-    assert_eq!(log[1]["actor"], "api", "an actor over 100 bytes is replaced");
+    assert_eq!(log[1]["actor"], "api", "no actor header is recorded as api");
     assert_eq!(log[1]["action"], "job.resume");
 }
 

@@ -60,6 +60,8 @@ async fn malformed_queries_answer_400_naming_the_value() {
     let cases = [
         ("/api/v1/nodes?after=42", "\"42\""),
         ("/api/v1/executions?after=cX", "\"cX\""),
+        ("/api/v1/jobs?after=", "invalid cursor \"\""),
+        ("/api/v1/history?after=c+5", "\"c 5\""),
         ("/api/v1/jobs?limit=0", "invalid page size 0"),
         ("/api/v1/jobs?limit=5000", "invalid page size 5000"),
         ("/api/v1/history?limit=ten", "\"ten\""),
@@ -217,6 +219,16 @@ async fn unknown_routes_and_the_openapi_document() {
     let router = fixture.admin_router("admin-secret");
     let missing = get(&router, "/api/v1/nothing").await;
     assert_eq!((missing.status, missing.code()), (StatusCode::NOT_FOUND, "not_found"));
+    let request = axum::http::Request::delete("/api/v1/jobs").body(axum::body::Body::empty());
+    let wrong_method = common::send(&router, request.unwrap()).await;
+    assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(wrong_method.code(), "method_not_allowed", "{}", wrong_method.text);
+    assert_eq!(
+        wrong_method.message(),
+        "DELETE is not served for /api/v1/jobs: see /api/v1/openapi.json"
+    );
+    let beyond = get(&router, "/api/v1/jobs?after=c99999999999999999999").await;
+    assert_eq!((beyond.status, &beyond.body["items"]), (StatusCode::OK, &serde_json::json!([])));
     let document = get(&router, "/api/v1/openapi.json").await;
     assert_eq!(document.status, StatusCode::OK);
     assert_eq!(document.body["openapi"], "3.1.0");

@@ -36,7 +36,7 @@ pub(crate) struct Caller {
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller {
-    type Rejection = std::convert::Infallible;
+    type Rejection = ApiError;
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
@@ -45,20 +45,29 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
         let peer = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
             .await
             .map_or_else(|_| "unknown".to_string(), |ConnectInfo(addr)| addr.to_string());
-        Ok(Caller { actor: actor(&parts.headers), peer })
+        Ok(Caller { actor: actor(&parts.headers)?, peer })
     }
 }
 
-/// The `X-Baton-Actor` header when it is 1 to 100 bytes of printable text, else "api".
-fn actor(headers: &HeaderMap) -> String {
-    headers
-        .get(ACTOR_HEADER)
-        .and_then(|value| value.to_str().ok())
-        .map(str::trim)
-        .filter(|text| !text.is_empty() && text.len() <= MAX_ACTOR_BYTES)
-        .filter(|text| text.chars().all(|c| !c.is_control()))
-        .unwrap_or("api")
-        .to_string()
+/// The `X-Baton-Actor` header, "api" when absent; any value but 1 to 100 bytes of printable
+/// ASCII text is refused, so that the action log never loses who asked.
+fn actor(headers: &HeaderMap) -> Result<String, ApiError> {
+    let Some(value) = headers.get(ACTOR_HEADER) else { return Ok("api".to_string()) };
+    let printable = |text: &&str| text.bytes().all(|byte| (b' '..=b'~').contains(&byte));
+    let fits = |text: &&str| !text.trim().is_empty() && text.len() <= MAX_ACTOR_BYTES;
+    match value.to_str().ok().filter(printable).filter(fits) {
+        Some(text) => Ok(text.to_string()),
+        None => {
+            let shown = match value.len() <= MAX_ACTOR_BYTES {
+                true => format!("{:?}", String::from_utf8_lossy(value.as_bytes())),
+                false => format!("of {} bytes", value.len()),
+            };
+            Err(ApiError::invalid_input(format!(
+                "invalid X-Baton-Actor header {shown}: expected 1 to {MAX_ACTOR_BYTES} bytes of \
+                 printable ASCII text"
+            )))
+        }
+    }
 }
 
 /// Records an action that succeeded; if recording fails the caller learns it, with what was
@@ -280,12 +289,22 @@ mod tests {
     }
 
     #[test]
-    fn actors_are_printable_and_short_or_api() {
-        assert_eq!(actor(&headers("alice")), "alice");
-        assert_eq!(actor(&headers("ops team")), "ops team");
-        assert_eq!(actor(&headers(&"a".repeat(101))), "api");
-        assert_eq!(actor(&headers("tab\there")), "api");
-        assert_eq!(actor(&headers("  ")), "api");
-        assert_eq!(actor(&HeaderMap::new()), "api");
+    fn actors_are_printable_and_short_else_refused() {
+        assert_eq!(actor(&headers("alice")).unwrap(), "alice");
+        assert_eq!(actor(&headers("ops team")).unwrap(), "ops team");
+        assert_eq!(actor(&headers(&"a".repeat(100))).unwrap(), "a".repeat(100));
+        assert_eq!(actor(&HeaderMap::new()).unwrap(), "api");
+        assert_eq!(
+            actor(&headers(&"a".repeat(101))).unwrap_err().to_string(),
+            "invalid X-Baton-Actor header of 101 bytes: expected 1 to 100 bytes of printable \
+             ASCII text"
+        );
+        for refused in ["tab\there", "  ", ""] {
+            let err = actor(&headers(refused)).unwrap_err();
+            assert!(
+                err.to_string().starts_with(&format!("invalid X-Baton-Actor header {refused:?}")),
+                "{err}"
+            );
+        }
     }
 }

@@ -38,7 +38,7 @@ pub(crate) async fn list(
     State(state): State<AppState>,
     Query(query): Query<BatchesQuery>,
 ) -> PageResult {
-    let before = query.before.as_deref().filter(|b| !b.is_empty()).map(|b| id("batch", b));
+    let before = query.before.as_deref().map(|b| id("batch", b));
     let cluster = state.backend.cluster();
     let all = Batches { store: &*cluster };
     let below = match before.transpose()? {

@@ -42,7 +42,7 @@ pub(crate) async fn list(
 ) -> PageResult {
     let job = optional::<JobName>(query.job.as_deref())?;
     let status = optional::<ExecutionStatus>(query.status.as_deref())?;
-    let before = query.before.as_deref().filter(|b| !b.is_empty()).map(|b| id("execution", b));
+    let before = query.before.as_deref().map(|b| id("execution", b));
     let before = before.transpose()?;
     let store = state.backend.jobs();
     let now = store.now().await?;

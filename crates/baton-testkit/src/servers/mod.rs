@@ -2,15 +2,18 @@
 //! port in a temporary directory, and cleaned up when dropped (even when a test panics).
 //!
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
-//! readiness probe in a [`ServerSpec`], as [`PostgresServer`] and [`RedisServer`] do.
+//! readiness probe in a [`ServerSpec`], as [`PostgresServer`] and [`RedisServer`] do. Both can
+//! also listen on the IPv6 loopback address, and PostgreSQL can serve TLS.
 
 mod family;
 mod postgres;
+mod postgres_config;
 mod process;
 mod redis;
 mod spec;
 
 pub use postgres::PostgresServer;
+pub use postgres_config::{PostgresConfig, ServerTls};
 pub use process::ServerProcess;
 pub use redis::{RedisConfig, RedisServer};
 pub use spec::{Probe, RunAs, ServerSpec, running_as_root, tcp_accepts};

@@ -12,8 +12,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use nix::sys::signal::Signal;
 
+use super::postgres_config::PostgresConfig;
 use super::process::ServerProcess;
-use super::spec::{Probe, RunAs, ServerSpec, running_as_root, tcp_accepts};
+use super::spec::{Probe, RunAs, ServerSpec, require_ipv6_loopback, running_as_root, tcp_accepts};
 
 const NOT_FOUND: &str = "PostgreSQL server binaries not found: install the postgresql package \
                          (scripts/test does this when run as root)";
@@ -39,6 +40,15 @@ impl PostgresServer {
     /// Starts a server and waits until it accepts connections. Panics if the binaries are
     /// missing or the server does not start (with the tail of its log).
     pub fn start() -> PostgresServer {
+        PostgresServer::start_with(PostgresConfig::default())
+    }
+
+    /// Starts a server configured as `config` says; see [`start`](Self::start).
+    pub fn start_with(config: PostgresConfig) -> PostgresServer {
+        if config.ipv6 {
+            require_ipv6_loopback();
+        }
+        let files = config.clone();
         let installation = installation();
         let run_as = server_user();
         let template = template(installation, run_as);
@@ -51,14 +61,18 @@ impl PostgresServer {
                 .args(["-p", &port.to_string()])
                 .arg("-k")
                 .arg(dir)
-                .args(["-c", "listen_addresses=127.0.0.1"])
+                .args(["-c", &format!("listen_addresses={}", config.listen_addresses())])
                 // Safe here: the tests stop or kill the server, never the machine.
                 .args(["-c", "fsync=off"])
                 .args(["-c", "shared_buffers=16MB"])
                 .args(["-c", "max_connections=64"]);
+            config.tls_arguments(&mut command, dir);
             command
         })
-        .prepare(move |dir| copy_tree(&template, &dir.join("data"), run_as))
+        .prepare(move |dir| {
+            copy_tree(&template, &dir.join("data"), run_as)?;
+            files.write_files(dir, run_as)
+        })
         .probe(postmaster_ready)
         .run_as(run_as)
         // SIGINT is a "fast" shutdown (clients are disconnected, a checkpoint is written);
@@ -75,6 +89,12 @@ impl PostgresServer {
     /// `postgres://postgres@127.0.0.1:40123/postgres`.
     pub fn url(&self) -> String {
         format!("postgres://{SUPERUSER}@127.0.0.1:{}/postgres", self.process.port())
+    }
+
+    /// The same URL with the IPv6 loopback address, `postgres://postgres@[::1]:40123/postgres`;
+    /// the server listens there when started with [`PostgresConfig::ipv6`].
+    pub fn url_ipv6(&self) -> String {
+        format!("postgres://{SUPERUSER}@[::1]:{}/postgres", self.process.port())
     }
 
     /// The loopback port, the same across restarts.

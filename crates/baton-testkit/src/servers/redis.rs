@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::process::ServerProcess;
-use super::spec::ServerSpec;
+use super::spec::{ServerSpec, require_ipv6_loopback};
 
 const NOT_FOUND: &str = "redis-server not found on the PATH: install the redis-server package \
                          (scripts/test does this when run as root)";
@@ -25,6 +25,9 @@ pub struct RedisConfig {
     pub append_only: bool,
     /// Require this password from clients (`requirepass`).
     pub password: Option<String>,
+    /// Also listen on the IPv6 loopback address `::1` (see [`RedisServer::url_ipv6`]);
+    /// starting panics when the machine has none.
+    pub ipv6: bool,
 }
 
 /// A Redis server on a free loopback port, in its own temporary directory. Dropping it kills
@@ -43,12 +46,16 @@ impl RedisServer {
 
     /// Starts a server configured as `config` says; see [`start`](Self::start).
     pub fn start_with(config: RedisConfig) -> RedisServer {
+        if config.ipv6 {
+            require_ipv6_loopback();
+        }
         let binary = binary();
         let settings = config.clone();
         let spec = ServerSpec::new("redis", move |dir, port| {
             let mut command = Command::new(&binary);
             command
                 .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(settings.ipv6.then_some("::1"))
                 .arg("--dir")
                 .arg(dir)
                 .args(["--save", "", "--daemonize", "no", "--logfile", ""])
@@ -77,6 +84,12 @@ impl RedisServer {
             Some(password) => format!("redis://:{password}@127.0.0.1:{}/0", self.port()),
             None => format!("redis://127.0.0.1:{}/0", self.port()),
         }
+    }
+
+    /// The same URL with the IPv6 loopback address, such as `redis://[::1]:40123/0`; the
+    /// server listens there when started with [`RedisConfig::ipv6`].
+    pub fn url_ipv6(&self) -> String {
+        self.url().replace("127.0.0.1", "[::1]")
     }
 
     /// The loopback port, the same across restarts.

@@ -56,6 +56,16 @@ pub fn tcp_accepts(port: u16) -> bool {
     TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
 }
 
+/// Panics, saying what to do, unless this machine can listen on `[::1]`.
+pub(super) fn require_ipv6_loopback() {
+    if let Err(err) = std::net::TcpListener::bind("[::1]:0") {
+        panic!(
+            "this machine has no IPv6 loopback address ::1 ({err}): enable IPv6 on lo (sysctl \
+             net.ipv6.conf.lo.disable_ipv6=0) to run the IPv6 tests"
+        );
+    }
+}
+
 type CommandFn = dyn Fn(&Path, u16) -> Command + Send + Sync;
 type ProbeFn = dyn Fn(&Probe<'_>) -> bool + Send + Sync;
 pub(super) type PrepareFn = dyn FnOnce(&Path) -> io::Result<()> + Send + Sync;
