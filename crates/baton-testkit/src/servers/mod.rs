@@ -2,14 +2,17 @@
 //! port in a temporary directory, and cleaned up when dropped (even when a test panics).
 //!
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
-//! readiness probe in a [`ServerSpec`], as [`PostgresServer`] and [`RedisServer`] do.
+//! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`] and [`RedisServer`] do.
 
 mod family;
+mod mariadb;
 mod postgres;
 mod process;
 mod redis;
 mod spec;
+mod template;
 
+pub use mariadb::MariadbServer;
 pub use postgres::PostgresServer;
 pub use process::ServerProcess;
 pub use redis::{RedisConfig, RedisServer};
