@@ -2,16 +2,20 @@
 //! port in a temporary directory, and cleaned up when dropped (even when a test panics).
 //!
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
-//! readiness probe in a [`ServerSpec`], as [`PostgresServer`] and [`RedisServer`] do. Both can
-//! also listen on the IPv6 loopback address, and PostgreSQL can serve TLS.
+//! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`] and
+//! [`RedisServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
+//! PostgreSQL can serve TLS.
 
 mod family;
+mod mariadb;
 mod postgres;
 mod postgres_config;
 mod process;
 mod redis;
 mod spec;
+mod template;
 
+pub use mariadb::MariadbServer;
 pub use postgres::PostgresServer;
 pub use postgres_config::{PostgresConfig, ServerTls};
 pub use process::ServerProcess;

@@ -8,13 +8,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use nix::sys::signal::Signal;
 
 use super::postgres_config::PostgresConfig;
 use super::process::ServerProcess;
 use super::spec::{Probe, RunAs, ServerSpec, require_ipv6_loopback, running_as_root, tcp_accepts};
+use super::template::{self, copy_tree};
 
 const NOT_FOUND: &str = "PostgreSQL server binaries not found: install the postgresql package \
                          (scripts/test does this when run as root)";
@@ -220,32 +220,11 @@ fn template(installation: &Installation, run_as: Option<RunAs>) -> PathBuf {
             let uid = run_as.map_or_else(nix::unistd::geteuid, |user| user.uid);
             let base =
                 format!("baton-postgres-{}-uid{uid}-{TEMPLATE_FORMAT}", installation.version);
-            let path = std::env::temp_dir().join(format!("{base}-template"));
-            if !path.join("PG_VERSION").is_file() {
-                create_template(installation, run_as, &base, &path);
-            }
-            path
+            template::cached("PostgreSQL cluster", &base, "PG_VERSION", |staging| {
+                initdb(installation, run_as, staging)
+            })
         })
         .clone()
-}
-
-/// Runs `initdb` into a staging directory and renames it into place; another process racing
-/// to do the same is harmless (the loser's copy is discarded).
-fn create_template(installation: &Installation, run_as: Option<RunAs>, base: &str, path: &Path) {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos();
-    let staging =
-        std::env::temp_dir().join(format!("{base}-staging-{}-{nanos}", std::process::id()));
-    let result = initdb(installation, run_as, &staging).and_then(|()| {
-        match std::fs::rename(&staging, path) {
-            Ok(()) => Ok(()),
-            Err(_) if path.join("PG_VERSION").is_file() => Ok(()),
-            Err(err) => Err(format!("cannot move {} into place: {err}", staging.display())),
-        }
-    });
-    let _ = std::fs::remove_dir_all(&staging);
-    if let Err(err) = result {
-        panic!("cannot create the PostgreSQL template cluster: {err}");
-    }
 }
 
 fn initdb(
@@ -277,33 +256,6 @@ fn initdb(
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         ));
-    }
-    Ok(())
-}
-
-/// Copies a directory tree, keeping permissions, and gives every copy to `owner`.
-fn copy_tree(from: &Path, to: &Path, owner: Option<RunAs>) -> std::io::Result<()> {
-    std::fs::create_dir(to)?;
-    std::fs::set_permissions(to, std::fs::metadata(from)?.permissions())?;
-    if let Some(owner) = owner {
-        owner.chown(to)?;
-    }
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target, owner)?;
-            continue;
-        }
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-        if let Some(owner) = owner {
-            std::os::unix::fs::lchown(&target, Some(owner.uid.as_raw()), Some(owner.gid.as_raw()))?;
-        }
     }
     Ok(())
 }

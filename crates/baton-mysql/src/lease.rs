@@ -1,0 +1,307 @@
+//! The MySQL `LeaseStore`.
+//!
+//! Each acquire, renew, release and forced release commits once. An acquisition is a short
+//! transaction: it raises the name's token counter (locking it, which serializes acquisitions of
+//! the name), locks and reads the lease row with the server's time, decides with the pure
+//! transitions of `baton_core`, and writes the grant and its history record. Renew and release
+//! are one compare-and-set statement each, decided by its matched-row count.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use baton_core::lease::transition::{self, AcquireDecision};
+use baton_core::page::check_page_size;
+use baton_core::{
+    AcquireOutcome, AcquireParams, Capabilities, Cursor, Error, ErrorKind, FencingToken,
+    ForceReleaseParams, HistoryParams, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore,
+    Page, ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams, Result, StoreTime,
+};
+use sqlx::mysql::{MySqlConnectOptions, MySqlRow};
+use sqlx::{MySqlConnection, MySqlPool};
+
+use crate::bell::Bells;
+use crate::changes::{self, Refusal, Refusals};
+use crate::error::query_error;
+use crate::queries::{
+    HISTORY_ALL, HISTORY_OF_LEASE, LEADER_CHANGE_INSERT, LEASE_FORCE_RELEASE, LEASE_GET,
+    LEASE_HELD, LEASE_INSERT, LEASE_LIST, LEASE_LOCK, LEASE_RELEASE, LEASE_RENEW, LEASE_RENEW_ALL,
+    LEASE_TAKE, NOW, TOKEN_NEXT, with_pairs,
+};
+use crate::row;
+
+/// Leases stored in `baton_leases`, tokens drawn from the per-name counters of
+/// `baton_fencing_tokens`, leader changes recorded in `baton_leader_changes`.
+///
+/// Cheap to clone: clones share the connections. Obtain one from
+/// [`MysqlBackend::leases`](crate::MysqlBackend::leases).
+#[derive(Clone)]
+pub struct MysqlLeaseStore {
+    pool: MySqlPool,
+    options: Arc<MySqlConnectOptions>,
+    bells: Bells,
+    refusals: Refusals,
+}
+
+impl std::fmt::Debug for MysqlLeaseStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MysqlLeaseStore").finish_non_exhaustive()
+    }
+}
+
+fn millis(duration: std::time::Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+fn lost(params: &RenewParams) -> Error {
+    Error::lease_lost(format!(
+        "lease {} is no longer held by {} under token {}",
+        params.name, params.holder, params.token
+    ))
+}
+
+/// The server's time, read on `conn`.
+async fn server_now(conn: &mut MySqlConnection) -> std::result::Result<StoreTime, sqlx::Error> {
+    let ms: i64 = sqlx::query_scalar(NOW).fetch_one(conn).await?;
+    Ok(StoreTime::from_millis(ms))
+}
+
+impl MysqlLeaseStore {
+    pub(crate) fn new(
+        pool: MySqlPool,
+        options: Arc<MySqlConnectOptions>,
+        bells: Bells,
+        refusals: Refusals,
+    ) -> Self {
+        MysqlLeaseStore { pool, options, bells, refusals }
+    }
+
+    /// Decides an acquisition in one transaction; answers the decision and the current row.
+    async fn decide(
+        &self,
+        params: &AcquireParams,
+    ) -> std::result::Result<(AcquireDecision, Option<Lease>), Error> {
+        let name = params.name.as_str();
+        let failed = |err| query_error(format!("acquiring lease {name}"), err);
+        let mut tx = self.pool.begin().await.map_err(failed)?;
+        let token = sqlx::query(TOKEN_NEXT).bind(name).execute(&mut *tx).await.map_err(failed)?;
+        let token = FencingToken::new(token.last_insert_id())?;
+        let locked: Option<MySqlRow> =
+            sqlx::query(LEASE_LOCK).bind(name).fetch_optional(&mut *tx).await.map_err(failed)?;
+        let (current, now) = match &locked {
+            Some(found) => (Some(row::lease(found)?), row::now(found)?),
+            None => (None, server_now(&mut tx).await.map_err(failed)?),
+        };
+        let decision = transition::acquire(current.as_ref(), params, now, token);
+        let AcquireDecision::Grant { lease, reason } = &decision else {
+            tx.rollback().await.map_err(failed)?;
+            return Ok((decision, current));
+        };
+        let statement = if current.is_some() { LEASE_TAKE } else { LEASE_INSERT };
+        let mut write = sqlx::query(statement);
+        if current.is_none() {
+            write = write.bind(name);
+        }
+        write = write
+            .bind(params.holder.as_str())
+            .bind(lease.token.to_store())
+            .bind(lease.acquired_at.as_millis())
+            .bind(lease.renewed_at.as_millis())
+            .bind(lease.expires_at.as_millis())
+            .bind(millis(lease.ttl))
+            .bind(reason.as_str());
+        if current.is_some() {
+            write = write.bind(name);
+        }
+        write.execute(&mut *tx).await.map_err(failed)?;
+        sqlx::query(LEADER_CHANGE_INSERT)
+            .bind(name)
+            .bind(params.holder.as_str())
+            .bind(lease.token.to_store())
+            .bind(lease.acquired_at.as_millis())
+            .bind(reason.as_str())
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
+        tx.commit().await.map_err(failed)?;
+        Ok((decision, current))
+    }
+
+    async fn fetch_optional(
+        &self,
+        query: sqlx::query::Query<'_, sqlx::MySql, sqlx::mysql::MySqlArguments>,
+        action: impl Fn() -> String,
+    ) -> Result<Option<MySqlRow>> {
+        query.fetch_optional(&self.pool).await.map_err(|err| query_error(action(), err))
+    }
+
+    async fn fetch_all(
+        &self,
+        query: sqlx::query::Query<'_, sqlx::MySql, sqlx::mysql::MySqlArguments>,
+        action: impl Fn() -> String,
+    ) -> Result<Vec<MySqlRow>> {
+        query.fetch_all(&self.pool).await.map_err(|err| query_error(action(), err))
+    }
+}
+
+#[async_trait]
+impl LeaseStore for MysqlLeaseStore {
+    async fn acquire(&self, params: AcquireParams) -> Result<AcquireOutcome> {
+        transition::check_ttl(params.ttl)?;
+        let (decision, current) = self.decide(&params).await?;
+        match decision {
+            AcquireDecision::Grant { lease, reason } => {
+                self.bells.take(&params.name).await;
+                Ok(AcquireOutcome::Acquired { lease, reason })
+            }
+            AcquireDecision::Held => {
+                let current = current.ok_or_else(|| {
+                    Error::new(ErrorKind::Internal, "an acquisition was refused over no record")
+                })?;
+                let _ = self.refusals.send(Refusal {
+                    name: current.name.clone(),
+                    holder: current.holder.clone(),
+                    token: current.token,
+                    ttl: current.ttl,
+                });
+                Ok(AcquireOutcome::Held(current))
+            }
+        }
+    }
+
+    async fn renew(&self, params: RenewParams) -> Result<Lease> {
+        let action = || format!("renewing lease {}", params.name);
+        let renewed = sqlx::query(LEASE_RENEW)
+            .bind(params.name.as_str())
+            .bind(params.holder.as_str())
+            .bind(params.token.to_store())
+            .execute(&self.pool)
+            .await
+            .map_err(|err| query_error(action(), err))?;
+        if renewed.rows_affected() == 1 {
+            // The statement decided; this reads the renewed record, which only a forced
+            // release can have changed since.
+            let found =
+                self.fetch_optional(sqlx::query(LEASE_GET).bind(params.name.as_str()), action);
+            if let Some(found) = found.await? {
+                let lease = row::lease(&found)?;
+                if lease.holder.as_ref() == Some(&params.holder) && lease.token == params.token {
+                    return Ok(lease);
+                }
+            }
+        }
+        self.bells.ring(&params.name).await;
+        Err(lost(&params))
+    }
+
+    async fn renew_all(&self, params: RenewAllParams) -> Result<RenewAllOutcome> {
+        if params.leases.is_empty() {
+            return Ok(RenewAllOutcome::default());
+        }
+        let failed = |err| query_error(format!("renewing the leases of {}", params.holder), err);
+        let update = with_pairs(LEASE_RENEW_ALL, params.leases.len());
+        let read = with_pairs(LEASE_HELD, params.leases.len());
+        let mut tx = self.pool.begin().await.map_err(failed)?;
+        let mut renew = sqlx::query(sqlx::AssertSqlSafe(update)).bind(params.holder.as_str());
+        let mut held = sqlx::query(sqlx::AssertSqlSafe(read)).bind(params.holder.as_str());
+        for (name, token) in &params.leases {
+            renew = renew.bind(name.as_str()).bind(token.to_store());
+            held = held.bind(name.as_str()).bind(token.to_store());
+        }
+        renew.execute(&mut *tx).await.map_err(failed)?;
+        // The renewed rows stay locked by this transaction: what it reads is what it renewed.
+        let rows = held.fetch_all(&mut *tx).await.map_err(failed)?;
+        tx.commit().await.map_err(failed)?;
+        let renewed = rows.iter().map(row::lease).collect::<Result<Vec<_>>>()?;
+        let lost: Vec<LeaseName> = params
+            .leases
+            .into_iter()
+            .map(|(name, _)| name)
+            .filter(|name| !renewed.iter().any(|lease| &lease.name == name))
+            .collect();
+        for name in &lost {
+            self.bells.ring(name).await;
+        }
+        Ok(RenewAllOutcome { renewed, lost })
+    }
+
+    async fn release(&self, params: ReleaseParams) -> Result<bool> {
+        let released = sqlx::query(LEASE_RELEASE)
+            .bind(params.name.as_str())
+            .bind(params.holder.as_str())
+            .bind(params.token.to_store())
+            .execute(&self.pool)
+            .await
+            .map_err(|err| query_error(format!("releasing lease {}", params.name), err))?;
+        self.bells.ring(&params.name).await;
+        Ok(released.rows_affected() == 1)
+    }
+
+    async fn force_release(&self, params: ForceReleaseParams) -> Result<Option<Lease>> {
+        let name = params.name.as_str();
+        let failed = |err| query_error(format!("force-releasing lease {name}"), err);
+        let mut tx = self.pool.begin().await.map_err(failed)?;
+        let locked: Option<MySqlRow> =
+            sqlx::query(LEASE_LOCK).bind(name).fetch_optional(&mut *tx).await.map_err(failed)?;
+        let previous = match &locked {
+            Some(found) => Some((row::lease(found)?, row::now(found)?)),
+            None => None,
+        };
+        let Some((previous, now)) = previous.filter(|(lease, now)| lease.holder_at(*now).is_some())
+        else {
+            tx.rollback().await.map_err(failed)?;
+            return Ok(None);
+        };
+        sqlx::query(LEASE_FORCE_RELEASE)
+            .bind(now.as_millis())
+            .bind(name)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
+        tx.commit().await.map_err(failed)?;
+        self.bells.ring(&params.name).await;
+        Ok(Some(previous))
+    }
+
+    async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {
+        let found = self
+            .fetch_optional(sqlx::query(LEASE_GET).bind(name.as_str()), || {
+                format!("reading lease {name}")
+            })
+            .await?;
+        found.as_ref().map(row::lease).transpose()
+    }
+
+    async fn list(&self) -> Result<Vec<Lease>> {
+        let rows = self.fetch_all(sqlx::query(LEASE_LIST), || "listing leases".to_string()).await?;
+        rows.iter().map(row::lease).collect()
+    }
+
+    async fn history(&self, params: HistoryParams) -> Result<Page<LeaderChange>> {
+        let limit = check_page_size(params.limit)? as usize;
+        let after = params.after.map_or(0, Cursor::last_id);
+        let fetch = i64::try_from(limit + 1).unwrap_or(i64::MAX);
+        let query = match &params.lease {
+            Some(lease) => sqlx::query(HISTORY_OF_LEASE).bind(lease.as_str()).bind(after),
+            None => sqlx::query(HISTORY_ALL).bind(after),
+        };
+        let rows = self
+            .fetch_all(query.bind(fetch), || "reading the leader-change history".to_string())
+            .await?;
+        let items = rows.iter().map(row::leader_change).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_fetched(items, limit as u32, |item| item.id))
+    }
+
+    async fn now(&self) -> Result<StoreTime> {
+        let mut conn =
+            self.pool.acquire().await.map_err(|err| query_error("reading the MySQL clock", err))?;
+        server_now(&mut conn).await.map_err(|err| query_error("reading the MySQL clock", err))
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default().with_change_notification(true)
+    }
+
+    async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {
+        changes::subscribe(&self.options, &self.refusals).await.map(Some)
+    }
+}
