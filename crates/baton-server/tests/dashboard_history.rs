@@ -47,6 +47,11 @@ async fn pages_answer_over_ten_thousand_executions_newest_first() {
     for page in pages {
         assert_eq!(get(&router, page).await.status, StatusCode::OK, "{page}");
     }
+    let overview = get(&router, "/").await.text;
+    assert!(
+        overview.contains("not every execution of this minute was read"),
+        "10,000 executions recorded this minute are more than the picture reads"
+    );
     let newest = get(&router, "/executions").await.text;
     assert!(newest.contains(">10000</a>"), "the newest execution comes first");
 }

@@ -55,8 +55,10 @@ pub(crate) struct PartitionRow {
     pub key: String,
     pub state: &'static str,
     pub node: String,
-    /// The bar's value and maximum.
-    pub value: u64,
+    /// The bar's value, or `None` when how much is left is unknown (the bar is then drawn
+    /// without a value, as an indeterminate bar).
+    pub value: Option<u64>,
+    /// The bar's maximum.
     pub max: u64,
     pub label: String,
     pub attempts: u32,
@@ -68,27 +70,38 @@ pub(crate) struct PartitionRow {
 ///
 /// A partition reports units of work done but not how many it has, so a bar is drawn against
 /// the most units any completed partition of the page did (partitions of one batch are
-/// usually alike), or against the most any partition of the page did when none completed.
-/// A completed partition's bar is full.
+/// usually alike). Only a completed partition's bar is full. A partition that did some work
+/// has no value (an indeterminate bar) when no partition of the page completed, or when it
+/// did as much as the largest completed one without completing: how much it has left is
+/// unknown.
 fn rows(partitions: &[Partition], now: StoreTime) -> Vec<PartitionRow> {
-    let completed = partitions.iter().filter(|p| p.state == PartitionState::Completed);
-    let reference = completed
+    let reference = partitions
+        .iter()
+        .filter(|p| p.state == PartitionState::Completed)
         .map(|p| p.progress)
         .max()
-        .or_else(|| partitions.iter().map(|p| p.progress).max())
         .unwrap_or(0);
     partitions
         .iter()
         .map(|p| {
             let done = p.state == PartitionState::Completed;
-            let max = if done { p.progress.max(1) } else { reference.max(p.progress).max(1) };
+            let (value, max) = if done {
+                (Some(p.progress.max(1)), p.progress.max(1))
+            } else if p.progress < reference || p.progress == 0 {
+                (Some(p.progress), reference.max(1))
+            } else {
+                (None, reference.max(1))
+            };
             PartitionRow {
                 key: p.key.to_string(),
                 state: p.state.as_str(),
                 node: p.node.as_ref().map(ToString::to_string).unwrap_or_default(),
-                value: if done { max } else { p.progress },
+                value,
                 max,
-                label: format!("{} units", p.progress),
+                label: match value {
+                    Some(_) => format!("{} units", p.progress),
+                    None => format!("{} units, total unknown", p.progress),
+                },
                 attempts: p.attempts,
                 heartbeat: p.heartbeat_at.map(|at| relative(at, now)).unwrap_or_default(),
                 error: p
@@ -171,4 +184,73 @@ async fn count_states(
         }
     }
     Ok((counts, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use baton::core::cluster::{JsonText, PartitionKey};
+
+    use super::*;
+
+    fn partition(key: &str, state: PartitionState, progress: u64) -> Partition {
+        Partition {
+            id: 1,
+            batch: 1,
+            key: PartitionKey::new(key).unwrap(),
+            params: JsonText::new("{}").unwrap(),
+            transferable: true,
+            state,
+            node: None,
+            token: None,
+            checkpoint: None,
+            result: None,
+            attempts: 1,
+            progress,
+            created_at: StoreTime::from_millis(0),
+            claimed_at: None,
+            heartbeat_at: None,
+            finished_at: None,
+            error: None,
+        }
+    }
+
+    fn bars(partitions: &[Partition]) -> Vec<(Option<u64>, u64)> {
+        rows(partitions, StoreTime::from_millis(0)).iter().map(|r| (r.value, r.max)).collect()
+    }
+
+    #[test]
+    fn running_partitions_are_not_full_when_none_completed() {
+        let running: Vec<Partition> =
+            (0..6).map(|i| partition(&format!("p{i}"), PartitionState::Claimed, 500)).collect();
+        assert!(bars(&running).iter().all(|(value, _)| value.is_none()), "{:?}", bars(&running));
+        let rows = rows(&running, StoreTime::from_millis(0));
+        assert_eq!(rows[0].label, "500 units, total unknown");
+    }
+
+    #[test]
+    fn bars_are_drawn_against_the_largest_completed_partition() {
+        let partitions = [
+            partition("done", PartitionState::Completed, 1000),
+            partition("half", PartitionState::Claimed, 500),
+            partition("beyond", PartitionState::Claimed, 1200),
+            partition("idle", PartitionState::Pending, 0),
+            partition("failed", PartitionState::Failed, 300),
+        ];
+        assert_eq!(
+            bars(&partitions),
+            [
+                (Some(1000), 1000),
+                (Some(500), 1000),
+                (None, 1000),
+                (Some(0), 1000),
+                (Some(300), 1000)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_partition_without_progress_has_an_empty_bar() {
+        let pending = [partition("p0", PartitionState::Pending, 0)];
+        assert_eq!(bars(&pending), [(Some(0), 1)]);
+    }
 }

@@ -7,6 +7,7 @@ use baton::core::job::job_not_registered;
 use baton::core::schedule::JobName;
 use baton::core::{Execution, Job};
 
+use super::chart;
 use super::format::{duration, instant, relative};
 use super::rows::ExecutionRow;
 use super::{PageResult, page};
@@ -15,9 +16,11 @@ use crate::params::name;
 use crate::state::AppState;
 use crate::tail::{Executions, newest};
 
-/// How many next fires and executions the job page shows.
+/// How many next fires and executions the job page lists.
 const NEXT_FIRES: usize = 5;
-const EXECUTIONS: u32 = 20;
+const EXECUTIONS: usize = 20;
+/// How many of the latest executions its picture shows.
+const PICTURED: u32 = 100;
 
 /// The newest finished execution of a job.
 pub(crate) struct LastOutcome {
@@ -70,6 +73,8 @@ struct JobPage {
     facts: Vec<(&'static str, String)>,
     next_fires: Vec<(String, String)>,
     executions: Vec<ExecutionRow>,
+    /// The latest executions' lag and duration, as an inline SVG.
+    picture: Option<String>,
 }
 
 /// `/jobs/{name}`: the job page.
@@ -82,7 +87,7 @@ pub(crate) async fn show(State(state): State<AppState>, Path(job): Path<String>)
     let ceiling = execution_ceiling(&*store, &state.hints.executions).await?;
     let last = last_outcome(&*store, job, ceiling).await?;
     let listing = Executions { store: &*store, job: Some(job.clone()), status: None };
-    let executions = newest(&listing, ceiling, EXECUTIONS).await?;
+    let executions = newest(&listing, ceiling, PICTURED).await?;
     let policy = &record.definition.policy;
     let mut facts = vec![
         ("Overlap", policy.overlap.to_string()),
@@ -101,6 +106,7 @@ pub(crate) async fn show(State(state): State<AppState>, Path(job): Path<String>)
             .take(NEXT_FIRES)
             .map(|at| (instant(at), relative(at, now)))
             .collect(),
-        executions: executions.iter().map(|e| ExecutionRow::new(e, now)).collect(),
+        executions: executions.iter().take(EXECUTIONS).map(|e| ExecutionRow::new(e, now)).collect(),
+        picture: chart::fires(&executions, job.as_str(), now),
     })
 }

@@ -4,10 +4,13 @@
 //! Every page reads a bounded amount: the newest records of a listing are found with
 //! [`crate::tail`], never by reading a whole history.
 
+mod alarms;
 mod assets;
 mod batches;
+mod chart;
 mod executions;
 mod format;
+mod hour;
 mod jobs;
 mod leases;
 mod overview;

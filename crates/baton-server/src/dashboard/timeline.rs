@@ -1,91 +1,299 @@
-//! A lease's recent leader terms, laid out on a timeline from the first shown to now.
+//! A lease's recent leader terms laid out in time, from the first shown to now: who held it,
+//! when its holder went silent before a failover, and when nobody held it.
+//!
+//! The history records when each term began. How long a failover took is known only in part:
+//! a holder whose lease expired had not renewed it for at least its time to live when the
+//! next holder took over (the lease's current TTL is taken as the one it had), so that much
+//! of the time before the takeover is drawn as a failover, a lower bound. The latest term's
+//! end is known exactly from the lease record: its last renewal, and its expiry or release.
 
-use baton::{LeaderChange, Lease, StoreTime};
+use baton::{ChangeReason, LeaderChange, Lease, StoreTime};
 
 use super::format::{duration, instant};
 
-/// One stretch of a lease's timeline: a term of one holder, or a time without one.
+/// What a stretch of a lease's time was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Held by the holder at this position of [`Timeline::holders`].
+    Held(usize),
+    /// Held on record, but its holder no longer renewed it: the start of a failover.
+    Silent,
+    /// Nobody held it.
+    Vacant,
+}
+
+/// One stretch of a lease's time.
+pub(crate) struct Stretch {
+    pub kind: Kind,
+    pub start: StoreTime,
+    pub end: StoreTime,
+    /// What a hover tells of it.
+    pub title: String,
+}
+
+/// One leader term, for a table.
 pub(crate) struct Term {
-    /// The holder, or `None` for a stretch without one.
-    pub holder: Option<String>,
+    pub holder: String,
     pub token: String,
     pub reason: &'static str,
     pub start: String,
+    /// How long it was held and renewed.
     pub length: String,
-    /// Its share of the timeline, in percent, written with two decimals.
-    pub width: String,
-    /// A colour per holder, so that one holder's terms look alike.
-    pub hue: u32,
+    /// The failover that began it, when the previous holder's lease expired.
+    pub failover: String,
 }
 
-/// The terms begun by `changes` (oldest first, all of `lease`), each lasting until the next
-/// change, the last until the lease's expiry or release, and a vacant stretch after that if
-/// the lease is not held at `now`.
-pub(crate) fn terms(changes: &[LeaderChange], lease: Option<&Lease>, now: StoreTime) -> Vec<Term> {
-    let Some(first) = changes.first() else { return Vec::new() };
-    let mut stretches: Vec<(Option<&LeaderChange>, StoreTime, StoreTime)> = Vec::new();
-    for (i, change) in changes.iter().enumerate() {
-        let end = match changes.get(i + 1) {
-            Some(next) => next.at,
-            None => match lease.filter(|lease| lease.token == change.token) {
-                Some(lease) if lease.holder_at(now).is_none() => lease.expires_at.min(now),
-                _ => now,
-            },
-        };
-        stretches.push((Some(change), change.at, end.max(change.at)));
-    }
-    if let Some(&(_, _, end)) = stretches.last().filter(|(_, _, end)| *end < now) {
-        stretches.push((None, end, now));
-    }
-    let total = now.saturating_since(first.at).as_millis().max(1) as f64;
-    stretches
-        .into_iter()
-        .map(|(change, start, end)| {
-            let span = end.saturating_since(start);
-            Term {
-                holder: change.map(|c| c.holder.to_string()),
-                token: change.map(|c| c.token.to_string()).unwrap_or_default(),
-                reason: change.map_or("", |c| c.reason.as_str()),
-                start: instant(start),
-                length: duration(span),
-                width: format!("{:.2}", span.as_millis() as f64 * 100.0 / total),
-                hue: change.map_or(0, |c| hue(c.holder.as_str())),
+/// A lease's recent terms laid out in time.
+pub(crate) struct Timeline {
+    /// The holders, in the order they first appear.
+    pub holders: Vec<String>,
+    /// The stretches from the first term shown to now, in order.
+    pub stretches: Vec<Stretch>,
+    /// The terms, oldest first.
+    pub terms: Vec<Term>,
+}
+
+impl Timeline {
+    /// The timeline of the terms begun by `changes` (oldest first, all of `lease`) up to `now`.
+    pub fn new(changes: &[LeaderChange], lease: &Lease, now: StoreTime) -> Self {
+        let mut timeline =
+            Timeline { holders: Vec::new(), stretches: Vec::new(), terms: Vec::new() };
+        let mut failover = String::new();
+        for (i, change) in changes.iter().enumerate() {
+            let holder = change.holder.to_string();
+            let slot = match timeline.holders.iter().position(|known| *known == holder) {
+                Some(slot) => slot,
+                None => {
+                    timeline.holders.push(holder.clone());
+                    timeline.holders.len() - 1
+                }
+            };
+            let (held_until, after) = match changes.get(i + 1) {
+                Some(next) => before_next(change, next, lease),
+                None => after_last(change, lease, now),
+            };
+            let held_until = held_until.max(change.at);
+            let held = held_until.saturating_since(change.at);
+            let bound =
+                if after.first().is_some_and(|s| s.kind == Kind::Silent) && i + 1 < changes.len() {
+                    "at most "
+                } else {
+                    ""
+                };
+            timeline.terms.push(Term {
+                holder: holder.clone(),
+                token: change.token.to_string(),
+                reason: change.reason.as_str(),
+                start: instant(change.at),
+                length: format!("{bound}{}", duration(held)),
+                failover: std::mem::take(&mut failover),
+            });
+            timeline.stretches.push(Stretch {
+                kind: Kind::Held(slot),
+                start: change.at,
+                end: held_until,
+                title: format!(
+                    "{holder}, token {} ({}), from {} for {bound}{}",
+                    change.token,
+                    change.reason.as_str(),
+                    instant(change.at),
+                    duration(held)
+                ),
+            });
+            if let (Some(silent), Some(_)) = (after.first(), changes.get(i + 1)) {
+                failover =
+                    format!("at least {}", duration(silent.end.saturating_since(silent.start)));
             }
-        })
-        .collect()
+            timeline.stretches.extend(after);
+        }
+        timeline
+    }
 }
 
-/// A hue from 0 to 359 derived from the text (FNV-1a).
-fn hue(text: &str) -> u32 {
-    let hash = text
-        .bytes()
-        .fold(0x811c_9dc5_u32, |hash, byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193));
-    hash % 360
+/// When a term followed by `next` stopped being renewed, at the latest, and the failover
+/// stretch before `next` when the lease expired in between.
+fn before_next(
+    change: &LeaderChange,
+    next: &LeaderChange,
+    lease: &Lease,
+) -> (StoreTime, Vec<Stretch>) {
+    if next.reason != ChangeReason::ExpiredTakeover {
+        return (next.at, Vec::new());
+    }
+    let ttl = i64::try_from(lease.ttl.as_millis()).unwrap_or(i64::MAX);
+    let silent_from =
+        StoreTime::from_millis(next.at.as_millis().saturating_sub(ttl)).max(change.at);
+    let silent = Stretch {
+        kind: Kind::Silent,
+        start: silent_from,
+        end: next.at,
+        title: format!(
+            "failover: {} had not renewed the lease for at least {} when {} took over at {}",
+            change.holder,
+            duration(next.at.saturating_since(silent_from)),
+            next.holder,
+            instant(next.at)
+        ),
+    };
+    (silent_from, vec![silent])
+}
+
+/// When the latest term stopped being renewed, and what followed it up to `now`: from the
+/// lease record when it holds this term and nobody holds it now.
+fn after_last(change: &LeaderChange, lease: &Lease, now: StoreTime) -> (StoreTime, Vec<Stretch>) {
+    if lease.token != change.token || lease.holder_at(now).is_some() {
+        return (now, Vec::new());
+    }
+    let vacant_from = lease.expires_at.min(now);
+    let mut after = Vec::new();
+    let held_until = match lease.released {
+        Some(_) => vacant_from,
+        None => {
+            let renewed = lease.renewed_at.clamp(change.at, vacant_from);
+            after.push(Stretch {
+                kind: Kind::Silent,
+                start: renewed,
+                end: vacant_from,
+                title: format!(
+                    "{} last renewed the lease at {}; it expired at {}",
+                    change.holder,
+                    instant(renewed),
+                    instant(vacant_from)
+                ),
+            });
+            renewed
+        }
+    };
+    let why = match lease.released {
+        Some(kind) => format!("released ({})", kind.as_str()),
+        None => "expired".to_string(),
+    };
+    after.push(Stretch {
+        kind: Kind::Vacant,
+        start: vacant_from,
+        end: now,
+        title: format!("no holder since {} ({why})", instant(vacant_from)),
+    });
+    (held_until, after)
 }
 
 #[cfg(test)]
 mod tests {
-    use baton::{ChangeReason, FencingToken, HolderId, LeaseName};
+    use std::time::Duration;
+
+    use baton::core::ReleaseKind;
+    use baton::{FencingToken, HolderId, LeaseName};
 
     use super::*;
 
-    fn change(id: i64, holder: &str, at: i64) -> LeaderChange {
+    fn change(id: i64, holder: &str, at: i64, reason: ChangeReason) -> LeaderChange {
         LeaderChange {
             id,
             lease: LeaseName::new("l").unwrap(),
             holder: HolderId::new(holder).unwrap(),
             token: FencingToken::new(id as u64).unwrap(),
             at: StoreTime::from_millis(at),
-            reason: ChangeReason::Fresh,
+            reason,
         }
     }
 
+    /// The lease under token `token` held by `holder`, renewed at `renewed` with a TTL of
+    /// 10 s, or released at `released`.
+    fn lease(
+        token: u64,
+        holder: &str,
+        renewed: i64,
+        released: Option<(i64, ReleaseKind)>,
+    ) -> Lease {
+        let ttl = Duration::from_secs(10);
+        Lease {
+            name: LeaseName::new("l").unwrap(),
+            holder: released.is_none().then(|| HolderId::new(holder).unwrap()),
+            token: FencingToken::new(token).unwrap(),
+            acquired_at: StoreTime::from_millis(0),
+            renewed_at: StoreTime::from_millis(renewed),
+            expires_at: StoreTime::from_millis(released.map_or(renewed + 10_000, |(at, _)| at)),
+            ttl,
+            released: released.map(|(_, kind)| kind),
+        }
+    }
+
+    fn lay_out(changes: &[LeaderChange], lease: Lease, now: i64) -> Timeline {
+        Timeline::new(changes, &lease, StoreTime::from_millis(now))
+    }
+
+    fn spans(timeline: &Timeline) -> Vec<(Kind, i64, i64)> {
+        let at = |t: StoreTime| t.as_millis();
+        timeline.stretches.iter().map(|s| (s.kind, at(s.start), at(s.end))).collect()
+    }
+
     #[test]
-    fn terms_share_the_timeline_up_to_now() {
-        let changes = [change(1, "a", 0), change(2, "b", 3_000)];
-        let terms = terms(&changes, None, StoreTime::from_millis(4_000));
-        let widths: Vec<&str> = terms.iter().map(|t| t.width.as_str()).collect();
-        assert_eq!(widths, ["75.00", "25.00"]);
-        assert_eq!(terms[1].holder.as_deref(), Some("b"));
+    fn no_change_no_timeline() {
+        let timeline = lay_out(&[], lease(1, "a", 0, None), 5);
+        assert!(timeline.stretches.is_empty() && timeline.terms.is_empty());
+    }
+
+    #[test]
+    fn a_held_lease_is_one_term_up_to_now() {
+        let changes = [change(1, "a", 1_000, ChangeReason::Fresh)];
+        let timeline = lay_out(&changes, lease(1, "a", 4_000, None), 5_000);
+        assert_eq!(spans(&timeline), [(Kind::Held(0), 1_000, 5_000)]);
+        assert_eq!(timeline.terms[0].length, "4 s");
+    }
+
+    #[test]
+    fn an_expired_takeover_shows_at_least_a_ttl_of_silence() {
+        let changes = [
+            change(1, "a", 0, ChangeReason::Fresh),
+            change(2, "b", 60_000, ChangeReason::ExpiredTakeover),
+            change(3, "a", 90_000, ChangeReason::Handover),
+        ];
+        let timeline = lay_out(&changes, lease(3, "a", 95_000, None), 100_000);
+        assert_eq!(
+            spans(&timeline),
+            [
+                (Kind::Held(0), 0, 50_000),
+                (Kind::Silent, 50_000, 60_000),
+                (Kind::Held(1), 60_000, 90_000),
+                (Kind::Held(0), 90_000, 100_000),
+            ]
+        );
+        assert_eq!(timeline.holders, ["a", "b"]);
+        let failovers: Vec<&str> = timeline.terms.iter().map(|t| t.failover.as_str()).collect();
+        assert_eq!(failovers, ["", "at least 10 s", ""], "a handover has no failover");
+        assert_eq!(timeline.terms[0].length, "at most 50 s");
+
+        // A takeover sooner than a TTL after the term began: the silence starts with it.
+        let early = [changes[0].clone(), change(2, "b", 4_000, ChangeReason::ExpiredTakeover)];
+        let timeline = lay_out(&early, lease(2, "b", 4_000, None), 5_000);
+        assert_eq!(spans(&timeline)[..2], [(Kind::Held(0), 0, 0), (Kind::Silent, 0, 4_000)]);
+    }
+
+    #[test]
+    fn an_expired_lease_is_silent_until_its_expiry_then_vacant() {
+        let changes = [change(1, "a", 0, ChangeReason::Fresh)];
+        let timeline = lay_out(&changes, lease(1, "a", 20_000, None), 40_000);
+        assert_eq!(
+            spans(&timeline),
+            [
+                (Kind::Held(0), 0, 20_000),
+                (Kind::Silent, 20_000, 30_000),
+                (Kind::Vacant, 30_000, 40_000)
+            ]
+        );
+        assert!(timeline.stretches[2].title.contains("(expired)"));
+    }
+
+    #[test]
+    fn a_released_lease_is_vacant_from_its_release() {
+        let changes = [change(1, "a", 0, ChangeReason::Fresh)];
+        let released = Some((25_000, ReleaseKind::Forced));
+        let timeline = Timeline::new(
+            &changes,
+            &lease(1, "a", 20_000, released),
+            StoreTime::from_millis(40_000),
+        );
+        assert_eq!(spans(&timeline), [(Kind::Held(0), 0, 25_000), (Kind::Vacant, 25_000, 40_000)]);
+        assert!(timeline.stretches[1].title.contains("released (forced)"));
     }
 }
