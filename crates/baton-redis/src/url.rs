@@ -1,19 +1,46 @@
-//! Parsing a `redis://` URL, and describing it and its errors without the password.
+//! Parsing a `redis://` or `redis+sentinel://` URL, and describing it and its errors without
+//! the password.
 
 use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
 use redis::{ConnectionAddr, ConnectionInfo, IntoConnectionInfo};
 
-const EXPECTED: &str = "expected redis://[user:password@]host:port[/db]";
+const EXPECTED: &str = "expected redis://[user:password@]host:port[/db] or \
+                        redis+sentinel://[user:password@]host:port[,host:port…]/master[/db]";
+
+/// The port of a Sentinel when the URL gives none.
+const SENTINEL_PORT: u16 = 26379;
 
 /// Where to connect, as parsed from a URL.
 pub(crate) struct Target {
-    /// What redis-rs needs to connect.
+    /// What redis-rs needs to connect: to the server itself, or, behind Sentinel, everything
+    /// but the address, which the sentinels give.
     pub(crate) info: ConnectionInfo,
-    /// `host:port/db` (`[address]:port/db` for IPv6), for messages.
+    /// The deployment: one server, or a master found through sentinels.
+    pub(crate) topology: Topology,
+    /// `host:port/db` (`[address]:port/db` for IPv6), or `master NAME/db via Sentinel
+    /// host:port,…`, for messages.
     pub(crate) endpoint: String,
     /// The password, so that it can be masked wherever a message might echo it.
     password: Option<String>,
+}
+
+/// How the server to talk to is found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Topology {
+    /// At the URL's address.
+    Server,
+    /// The master that the sentinels name `master`.
+    Sentinel(Sentinels),
+}
+
+/// The sentinels of a deployment and the name of the master they watch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Sentinels {
+    /// The master's name in the sentinels' configuration (`sentinel monitor NAME …`).
+    pub(crate) master: String,
+    /// Their addresses, asked in this order.
+    pub(crate) addresses: Vec<(String, u16)>,
 }
 
 impl Target {
@@ -32,42 +59,119 @@ impl Target {
     }
 }
 
-/// Parses a `redis://` URL. Other schemes, TLS (`rediss://`) and several hosts (a Redis
-/// Cluster) are refused; every message shows the URL with its password masked.
+/// `host:port`, with an IPv6 address in brackets as in a URL: `[::1]:6379`.
+pub(crate) fn address(host: &str, port: u16) -> String {
+    match host.contains(':') {
+        true => format!("[{host}]:{port}"),
+        false => format!("{host}:{port}"),
+    }
+}
+
+/// Parses a `redis://` or `redis+sentinel://` URL. Other schemes, TLS (`rediss://`) and
+/// several hosts outside Sentinel (a Redis Cluster) are refused; every message shows the URL
+/// with its password masked.
 pub(crate) fn parse(url: &str) -> Result<Target> {
     let invalid =
         |why: &str| Error::invalid_input(format!("invalid Redis URL {:?}: {why}", redact(url)));
     let (scheme, rest) = url.split_once("://").ok_or_else(|| invalid(EXPECTED))?;
     match scheme {
         "redis" => {}
-        "rediss" => {
-            return Err(invalid(
-                "TLS (rediss://) is not supported; connect with redis:// (through a TLS tunnel \
-                 where the network needs one)",
-            ));
+        "redis+sentinel" => return parse_sentinel(rest, &invalid),
+        "rediss" | "rediss+sentinel" => {
+            return Err(invalid(&format!(
+                "TLS ({scheme}://) is not supported; connect with redis:// (through a TLS tunnel \
+                 where the network needs one)"
+            )));
         }
         other => return Err(invalid(&format!("unsupported scheme {other}://, {EXPECTED}"))),
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let hosts = authority.rsplit('@').next().unwrap_or_default();
     if hosts.contains(',') {
-        return Err(invalid("several hosts: Redis Cluster is not supported"));
+        return Err(invalid(
+            "several hosts: Redis Cluster is not supported (for sentinels, use \
+             redis+sentinel://host:port,host:port/master)",
+        ));
     }
-    let info = url.into_connection_info().map_err(|err| {
-        let cause = single_line(&err.to_string());
-        invalid(&format!("{cause} ({EXPECTED})"))
-    })?;
+    let info = connection_info(url, &invalid)?;
     let redis = info.redis_settings();
     let endpoint = match info.addr() {
-        // An IPv6 address in brackets, as in the URL: `[::1]:6379`.
-        ConnectionAddr::Tcp(host, port) if host.contains(':') => {
-            format!("[{host}]:{port}/{}", redis.db())
-        }
+        ConnectionAddr::Tcp(host, port) => format!("{}/{}", address(host, *port), redis.db()),
         addr => format!("{addr}/{}", redis.db()),
     };
     let password = redis.password().map(str::to_string);
-    let target = Target { info, endpoint, password };
-    Ok(target)
+    Ok(Target { info, topology: Topology::Server, endpoint, password })
+}
+
+/// What redis-rs makes of a `redis://` URL.
+fn connection_info(url: &str, invalid: &dyn Fn(&str) -> Error) -> Result<ConnectionInfo> {
+    url.into_connection_info().map_err(|err| {
+        let cause = single_line(&err.to_string());
+        invalid(&format!("{cause} ({EXPECTED})"))
+    })
+}
+
+/// Parses the part after `redis+sentinel://`: `[user:password@]host:port[,host:port…]/master[/db]`.
+/// The credentials and the database are the master's; the sentinels are asked without
+/// credentials.
+fn parse_sentinel(rest: &str, invalid: &dyn Fn(&str) -> Error) -> Result<Target> {
+    if rest.contains(['?', '#']) {
+        return Err(invalid(&format!("a Sentinel URL takes no query or fragment, {EXPECTED}")));
+    }
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let (userinfo, hosts) = match authority.rsplit_once('@') {
+        Some((userinfo, hosts)) => (Some(userinfo), hosts),
+        None => (None, authority),
+    };
+    let addresses = hosts
+        .split(',')
+        .map(|host| sentinel_address(host).ok_or_else(|| invalid(&bad_host(host))))
+        .collect::<Result<Vec<_>>>()?;
+    let mut segments = path.split('/');
+    let master = segments.next().unwrap_or_default();
+    if master.is_empty() {
+        return Err(invalid(&format!("no master name after the sentinels, {EXPECTED}")));
+    }
+    let db = segments.next().filter(|db| !db.is_empty()).unwrap_or("0");
+    if segments.next().is_some() {
+        return Err(invalid(&format!("path after the database index, {EXPECTED}")));
+    }
+    // The credentials and database, read by redis-rs as for one server; the address is
+    // replaced by the master's once the sentinels name it.
+    let userinfo = userinfo.map(|userinfo| format!("{userinfo}@")).unwrap_or_default();
+    let info = connection_info(&format!("redis://{userinfo}127.0.0.1/{db}"), invalid)?;
+    let list: Vec<String> = addresses.iter().map(|(host, port)| address(host, *port)).collect();
+    let endpoint = format!("master {master}/{db} via Sentinel {}", list.join(","));
+    let password = info.redis_settings().password().map(str::to_string);
+    let sentinels = Sentinels { master: master.to_string(), addresses };
+    Ok(Target { info, topology: Topology::Sentinel(sentinels), endpoint, password })
+}
+
+fn bad_host(host: &str) -> String {
+    format!("sentinel address {host:?} is not host:port (an IPv6 address in brackets), {EXPECTED}")
+}
+
+/// `host[:port]` or `[ipv6][:port]`, the port 26379 when omitted.
+fn sentinel_address(text: &str) -> Option<(String, u16)> {
+    let (host, port) = match text.strip_prefix('[') {
+        Some(bracketed) => {
+            let (host, after) = bracketed.split_once(']')?;
+            match after {
+                "" => (host, None),
+                after => (host, Some(after.strip_prefix(':')?)),
+            }
+        }
+        None => match text.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (text, None),
+        },
+    };
+    let port = match port {
+        Some(port) => port.parse().ok().filter(|port| *port != 0)?,
+        None => SENTINEL_PORT,
+    };
+    let valid = !host.is_empty() && !host.contains(['/', '@', ' ', '[', ']']);
+    valid.then(|| (host.to_string(), port))
 }
 
 #[cfg(test)]
@@ -80,9 +184,36 @@ mod tests {
         let target = parse("redis://app:hunter2@10.0.0.7:6380/3").unwrap();
         assert_eq!(target.endpoint, "10.0.0.7:6380/3");
         assert_eq!(target.db(), 3);
+        assert_eq!(target.topology, Topology::Server);
         assert_eq!(target.scrub("AUTH app hunter2\nfailed"), "AUTH app *** failed");
         assert_eq!(parse("redis://localhost").unwrap().endpoint, "localhost:6379/0");
         assert_eq!(parse("redis://[::1]:6380/2").unwrap().endpoint, "[::1]:6380/2");
+    }
+
+    #[test]
+    fn reads_sentinels_master_name_database_and_credentials() {
+        let target =
+            parse("redis+sentinel://app:hunter2@10.0.0.7:26380,[::1],sentinel-c/orders/4").unwrap();
+        let Topology::Sentinel(sentinels) = &target.topology else { panic!("not Sentinel") };
+        assert_eq!(sentinels.master, "orders");
+        assert_eq!(
+            sentinels.addresses,
+            [
+                ("10.0.0.7".to_string(), 26380),
+                ("::1".to_string(), 26379),
+                ("sentinel-c".to_string(), 26379)
+            ]
+        );
+        assert_eq!(target.db(), 4);
+        assert_eq!(target.info.redis_settings().username(), Some("app"));
+        assert_eq!(target.info.redis_settings().password(), Some("hunter2"));
+        assert_eq!(
+            target.endpoint,
+            "master orders/4 via Sentinel 10.0.0.7:26380,[::1]:26379,sentinel-c:26379"
+        );
+        let target = parse("redis+sentinel://127.0.0.1:5000/mymaster").unwrap();
+        assert_eq!(target.db(), 0);
+        assert_eq!(target.info.redis_settings().password(), None);
     }
 
     #[test]
@@ -90,10 +221,17 @@ mod tests {
         for (url, expected) in [
             ("rediss://u:hunter2@db:6379", "TLS (rediss://) is not supported"),
             ("redis://u:hunter2@a:6379,b:6379", "Redis Cluster is not supported"),
-            ("redis+sentinel://u:hunter2@db", "unsupported scheme redis+sentinel://"),
+            ("redis+cluster://u:hunter2@db", "unsupported scheme redis+cluster://"),
             ("postgres://u:hunter2@db/x", "expected redis://"),
             ("u:hunter2@db:6379", "expected redis://"),
             ("redis://u:hunter2@db:6379/x", "database"),
+            ("redis+sentinel://u:hunter2@a:1,b:2", "no master name"),
+            ("redis+sentinel://u:hunter2@a:1,b:2/", "no master name"),
+            ("redis+sentinel://u:hunter2@a:1,b:x/m", "sentinel address \"b:x\""),
+            ("redis+sentinel://u:hunter2@a:1,,b:2/m", "sentinel address \"\""),
+            ("redis+sentinel://u:hunter2@a:1/m/x", "database"),
+            ("redis+sentinel://u:hunter2@a:1/m/0/extra", "path after the database"),
+            ("redis+sentinel://u:hunter2@a:1/m?db=1", "no query"),
         ] {
             let err = parse(url).err().unwrap_or_else(|| panic!("{url} must be refused"));
             let message = err.to_string();

@@ -3,17 +3,20 @@
 //!
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
 //! readiness probe in a [`ServerSpec`], as [`PostgresServer`] and [`RedisServer`] do. Both can
-//! also listen on the IPv6 loopback address, and PostgreSQL can serve TLS.
+//! also listen on the IPv6 loopback address, and PostgreSQL can serve TLS. [`SentinelTopology`]
+//! puts a Redis master, its replica and sentinels together.
 
 mod family;
 mod postgres;
 mod postgres_config;
 mod process;
 mod redis;
+mod sentinel;
 mod spec;
 
 pub use postgres::PostgresServer;
 pub use postgres_config::{PostgresConfig, ServerTls};
 pub use process::ServerProcess;
 pub use redis::{RedisConfig, RedisServer};
+pub use sentinel::{SentinelConfig, SentinelTopology};
 pub use spec::{Probe, RunAs, ServerSpec, running_as_root, tcp_accepts};

@@ -28,6 +28,8 @@ pub struct RedisConfig {
     /// Also listen on the IPv6 loopback address `::1` (see [`RedisServer::url_ipv6`]);
     /// starting panics when the machine has none.
     pub ipv6: bool,
+    /// Replicate from the server at this loopback port (`replicaof 127.0.0.1 PORT`).
+    pub replica_of: Option<u16>,
 }
 
 /// A Redis server on a free loopback port, in its own temporary directory. Dropping it kills
@@ -60,13 +62,18 @@ impl RedisServer {
                 .arg(dir)
                 .args(["--save", "", "--daemonize", "no", "--logfile", ""])
                 // For `DEBUG SLEEP` (Redis 7 and later); from loopback clients only.
-                .args(["--enable-debug-command", "local"]);
+                .args(["--enable-debug-command", "local"])
+                // A replica's first sync starts at once instead of waiting for others to join.
+                .args(["--repl-diskless-sync-delay", "0"]);
             match settings.append_only {
                 true => command.args(["--appendonly", "yes", "--appendfsync", "always"]),
                 false => command.args(["--appendonly", "no"]),
             };
             if let Some(password) = &settings.password {
                 command.args(["--requirepass", password]);
+            }
+            if let Some(upstream) = settings.replica_of {
+                command.args(["--replicaof", "127.0.0.1", &upstream.to_string()]);
             }
             command
         })
@@ -127,7 +134,7 @@ impl RedisServer {
 
 /// Ready once the server answers `PING`, after `AUTH` when it requires a password (it accepts
 /// connections before it has loaded its append-only file, and answers `-LOADING` until then).
-fn answers_ping(port: u16, password: Option<&str>) -> bool {
+pub(super) fn answers_ping(port: u16, password: Option<&str>) -> bool {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
         return false;
@@ -160,7 +167,7 @@ fn answers_ping(port: u16, password: Option<&str>) -> bool {
 }
 
 /// `redis-server` from the PATH.
-fn binary() -> PathBuf {
+pub(super) fn binary() -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("redis-server"))
