@@ -16,7 +16,7 @@ use tokio::task::AbortHandle;
 use crate::error::{connect_error, query_error};
 use crate::options::RedisOptions;
 use crate::sentinel;
-use crate::url::{Sentinels, Target, Topology};
+use crate::url::{self, Sentinels, Target, Topology};
 
 /// The current connection and a number telling it from the ones before.
 type Current = Option<(u64, MultiplexedConnection)>;
@@ -77,7 +77,7 @@ impl Link {
         let connections = Arc::new(Connections::default());
         let (route, watcher) = match &target.topology {
             Topology::Server => {
-                let client = Client::open(target.info.clone())
+                let client = url::client(target.info.clone(), target.tls.as_ref())
                     .map_err(|err| connect_error(&target, &err))?;
                 (Route::Server(client), None)
             }
@@ -85,6 +85,7 @@ impl Link {
                 let watch = sentinel::watch(
                     Arc::downgrade(&connections),
                     sentinels.clone(),
+                    target.tls.clone(),
                     options.connect_timeout,
                 );
                 (Route::Sentinel(sentinels.clone()), Some(tokio::spawn(watch).abort_handle()))

@@ -16,11 +16,14 @@ use std::time::Duration;
 use baton_core::{Error, ErrorKind, Result};
 use futures_core::Stream;
 use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, Client, ConnectionAddr, ConnectionInfo, Value};
+use redis::{
+    AsyncConnectionConfig, Client, ConnectionAddr, ConnectionInfo, IntoConnectionInfo,
+    TlsCertificates, Value,
+};
 
 use crate::error::kind_of;
 use crate::link::{Connections, Link};
-use crate::url::{Sentinels, address};
+use crate::url::{self, Sentinels, address};
 
 /// How long the watcher waits before it subscribes again after losing its sentinel.
 const WATCH_RETRY: Duration = Duration::from_secs(1);
@@ -37,9 +40,13 @@ pub(crate) struct Master {
     pub(crate) client: Client,
 }
 
-/// A client for a sentinel: its address, no credentials, database 0.
-fn sentinel_client(host: &str, port: u16) -> redis::RedisResult<Client> {
-    Client::open(ConnectionAddr::Tcp(host.to_string(), port))
+/// A client for a sentinel: its address, no credentials, database 0, and TLS as the URL says.
+fn sentinel_client(
+    host: &str,
+    port: u16,
+    tls: Option<&TlsCertificates>,
+) -> redis::RedisResult<Client> {
+    url::client(ConnectionAddr::Tcp(host.to_string(), port).into_connection_info()?, tls)
 }
 
 /// Finds the master through the sentinels and opens a connection to it, checked with `ROLE`.
@@ -54,7 +61,8 @@ pub(crate) async fn find_master(
     let mut unknown_name = 0;
     for (host, port) in &sentinels.addresses {
         let sentinel = address(host, *port);
-        let (host, port) = match ask(host, *port, &sentinels.master, config).await {
+        let tls = link.target.tls.as_ref();
+        let (host, port) = match ask(host, *port, &sentinels.master, tls, config).await {
             Ok(Some(found)) => found,
             Ok(None) => {
                 unknown_name += 1;
@@ -68,7 +76,7 @@ pub(crate) async fn find_master(
         };
         let master = Master {
             address: address(&host, port),
-            client: Client::open(template.clone().set_addr(ConnectionAddr::Tcp(host, port)))
+            client: url::client(template.clone().set_addr(ConnectionAddr::Tcp(host, port)), tls)
                 .map_err(|err| Error::invalid_input(link.target.scrub(&err.to_string())))?,
         };
         match check_master(&master, config).await {
@@ -95,9 +103,10 @@ async fn ask(
     host: &str,
     port: u16,
     master: &str,
+    tls: Option<&TlsCertificates>,
     config: &AsyncConnectionConfig,
 ) -> redis::RedisResult<Option<(String, u16)>> {
-    let client = sentinel_client(host, port)?;
+    let client = sentinel_client(host, port, tls)?;
     let mut connection = client.get_multiplexed_async_connection_with_config(config).await?;
     let answer: Option<(String, u16)> = redis::cmd("SENTINEL")
         .arg("get-master-addr-by-name")
@@ -147,6 +156,7 @@ pub(crate) fn lost_master(err: &redis::RedisError) -> bool {
 pub(crate) async fn watch(
     link: Weak<Connections>,
     sentinels: Sentinels,
+    tls: Option<TlsCertificates>,
     connect_timeout: Duration,
 ) {
     let mut first = true;
@@ -155,7 +165,7 @@ pub(crate) async fn watch(
             tokio::time::sleep(WATCH_RETRY).await;
         }
         let subscribed = async {
-            let client = sentinel_client(host, *port)?;
+            let client = sentinel_client(host, *port, tls.as_ref())?;
             let opening = client.get_async_pubsub();
             let mut pubsub =
                 tokio::time::timeout(connect_timeout, opening).await.map_err(|_| {

@@ -1,12 +1,23 @@
-//! Parsing a `redis://` or `redis+sentinel://` URL, and describing it and its errors without
-//! the password.
+//! Parsing a `redis://`, `rediss://`, `redis+sentinel://` or `rediss+sentinel://` URL, and
+//! describing it and its errors without the password.
 
 use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
-use redis::{ConnectionAddr, ConnectionInfo, IntoConnectionInfo};
+use redis::{
+    Client, ClientTlsConfig, ConnectionAddr, ConnectionInfo, IntoConnectionInfo, RedisResult,
+    TlsCertificates,
+};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-const EXPECTED: &str = "expected redis://[user:password@]host:port[/db] or \
-                        redis+sentinel://[user:password@]host:port[,host:port…]/master[/db]";
+const EXPECTED: &str = "expected redis[s]://[user:password@]host:port[/db][?tls-options] or \
+                        redis[s]+sentinel://[user:password@]host:port[,host:port…]/master[/db]\
+                        [?tls-options]";
+
+/// The query parameters a TLS URL accepts.
+const TLS_OPTIONS: &str = "ca=PATH (a PEM file of the certificates to trust instead of the \
+                           system's), cert=PATH and key=PATH (a client certificate and its key, \
+                           PEM)";
 
 /// The port of a Sentinel when the URL gives none.
 const SENTINEL_PORT: u16 = 26379;
@@ -23,6 +34,8 @@ pub(crate) struct Target {
     pub(crate) endpoint: String,
     /// The password, so that it can be masked wherever a message might echo it.
     password: Option<String>,
+    /// The certificates of a TLS URL (`rediss://`); `None` for plain TCP.
+    pub(crate) tls: Option<TlsCertificates>,
 }
 
 /// How the server to talk to is found.
@@ -67,25 +80,125 @@ pub(crate) fn address(host: &str, port: u16) -> String {
     }
 }
 
-/// Parses a `redis://` or `redis+sentinel://` URL. Other schemes, TLS (`rediss://`) and
-/// several hosts outside Sentinel (a Redis Cluster) are refused; every message shows the URL
-/// with its password masked.
+/// A client for `info`, over TLS with `tls` when given (the address then becomes a TLS one).
+pub(crate) fn client(info: ConnectionInfo, tls: Option<&TlsCertificates>) -> RedisResult<Client> {
+    let Some(tls) = tls else {
+        return Client::open(info);
+    };
+    // redis-rs leaves the choice of a crypto provider to the process: ring, unless the
+    // application chose one before.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let info = match info.addr() {
+        ConnectionAddr::Tcp(host, port) => {
+            let addr = ConnectionAddr::TcpTls {
+                host: host.clone(),
+                port: *port,
+                insecure: false,
+                tls_params: None,
+            };
+            info.set_addr(addr)
+        }
+        _ => info,
+    };
+    Client::build_with_tls(info, tls.clone())
+}
+
+/// Parses a Redis URL: `redis://` or `rediss://` (TLS) for one server, `redis+sentinel://` or
+/// `rediss+sentinel://` for the master of a Sentinel deployment. Other schemes and several
+/// hosts outside Sentinel (a Redis Cluster) are refused; every message shows the URL with its
+/// password masked. The files a TLS URL names are read here.
 pub(crate) fn parse(url: &str) -> Result<Target> {
     let invalid =
         |why: &str| Error::invalid_input(format!("invalid Redis URL {:?}: {why}", redact(url)));
     let (scheme, rest) = url.split_once("://").ok_or_else(|| invalid(EXPECTED))?;
-    match scheme {
-        "redis" => {}
-        "redis+sentinel" => return parse_sentinel(rest, &invalid),
-        "rediss" | "rediss+sentinel" => {
+    let (tls, sentinel) = match scheme {
+        "redis" => (false, false),
+        "rediss" => (true, false),
+        "redis+sentinel" => (false, true),
+        "rediss+sentinel" => (true, true),
+        other => return Err(invalid(&format!("unsupported scheme {other}://, {EXPECTED}"))),
+    };
+    if rest.contains('#') {
+        return Err(invalid(&format!("a fragment (#…) is not accepted, {EXPECTED}")));
+    }
+    let (rest, query) = match rest.split_once('?') {
+        Some((rest, query)) => (rest, Some(query)),
+        None => (rest, None),
+    };
+    let certificates = certificates(query, tls, &invalid)?;
+    let mut target = match sentinel {
+        true => parse_sentinel(rest, &invalid)?,
+        false => parse_server(scheme, rest, &invalid)?,
+    };
+    target.tls = certificates;
+    Ok(target)
+}
+
+/// Reads the TLS options of the query: `ca`, `cert` and `key`, files read at once. A query
+/// without TLS, an unknown option and unreadable or empty files are refused.
+fn certificates(
+    query: Option<&str>,
+    tls: bool,
+    invalid: &dyn Fn(&str) -> Error,
+) -> Result<Option<TlsCertificates>> {
+    let (mut ca, mut cert, mut key) = (None, None, None);
+    for pair in query.into_iter().flat_map(|query| query.split('&')) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let slot = match name {
+            "ca" => &mut ca,
+            "cert" => &mut cert,
+            "key" => &mut key,
+            other => {
+                return Err(invalid(&format!(
+                    "unknown option {other:?}: accepted are {TLS_OPTIONS}"
+                )));
+            }
+        };
+        if !tls {
             return Err(invalid(&format!(
-                "TLS ({scheme}://) is not supported; connect with redis:// (through a TLS tunnel \
-                 where the network needs one)"
+                "{name}= needs TLS: use rediss:// or rediss+sentinel://"
             )));
         }
-        other => return Err(invalid(&format!("unsupported scheme {other}://, {EXPECTED}"))),
+        if value.is_empty() {
+            return Err(invalid(&format!("{name}= needs a path: accepted are {TLS_OPTIONS}")));
+        }
+        *slot = Some(value);
     }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if !tls {
+        return Ok(None);
+    }
+    let read = |name: &str, path: &str| {
+        std::fs::read(path).map_err(|err| invalid(&format!("cannot read {name}={path}: {err}")))
+    };
+    let certificates_in = |name: &str, path: &str| -> Result<Vec<u8>> {
+        let pem = read(name, path)?;
+        let found =
+            CertificateDer::pem_slice_iter(&pem).collect::<std::result::Result<Vec<_>, _>>();
+        match found {
+            Ok(found) if !found.is_empty() => Ok(pem),
+            Ok(_) => Err(invalid(&format!("{name}={path} holds no PEM certificate"))),
+            Err(err) => Err(invalid(&format!("{name}={path} is not valid PEM: {err}"))),
+        }
+    };
+    let root_cert = ca.map(|path| certificates_in("ca", path)).transpose()?;
+    let client_tls = match (cert, key) {
+        (None, None) => None,
+        (Some(cert), Some(key)) => {
+            let client_cert = certificates_in("cert", cert)?;
+            let client_key = read("key", key)?;
+            if let Err(err) = PrivateKeyDer::from_pem_slice(&client_key) {
+                return Err(invalid(&format!("key={key} holds no PEM private key: {err}")));
+            }
+            Some(ClientTlsConfig { client_cert, client_key })
+        }
+        _ => return Err(invalid("cert= and key= go together: give both or neither")),
+    };
+    Ok(Some(TlsCertificates { client_tls, root_cert }))
+}
+
+/// Parses the part after `redis://` or `rediss://`: `[user:password@]host:port[/db]`.
+fn parse_server(scheme: &str, rest: &str, invalid: &dyn Fn(&str) -> Error) -> Result<Target> {
+    let authority = rest.split('/').next().unwrap_or_default();
     let hosts = authority.rsplit('@').next().unwrap_or_default();
     if hosts.contains(',') {
         return Err(invalid(
@@ -93,14 +206,16 @@ pub(crate) fn parse(url: &str) -> Result<Target> {
              redis+sentinel://host:port,host:port/master)",
         ));
     }
-    let info = connection_info(url, &invalid)?;
+    let info = connection_info(&format!("{scheme}://{rest}"), invalid)?;
     let redis = info.redis_settings();
     let endpoint = match info.addr() {
-        ConnectionAddr::Tcp(host, port) => format!("{}/{}", address(host, *port), redis.db()),
+        ConnectionAddr::Tcp(host, port) | ConnectionAddr::TcpTls { host, port, .. } => {
+            format!("{}/{}", address(host, *port), redis.db())
+        }
         addr => format!("{addr}/{}", redis.db()),
     };
     let password = redis.password().map(str::to_string);
-    Ok(Target { info, topology: Topology::Server, endpoint, password })
+    Ok(Target { info, topology: Topology::Server, endpoint, password, tls: None })
 }
 
 /// What redis-rs makes of a `redis://` URL.
@@ -111,13 +226,10 @@ fn connection_info(url: &str, invalid: &dyn Fn(&str) -> Error) -> Result<Connect
     })
 }
 
-/// Parses the part after `redis+sentinel://`: `[user:password@]host:port[,host:port…]/master[/db]`.
-/// The credentials and the database are the master's; the sentinels are asked without
-/// credentials.
+/// Parses the part after `redis+sentinel://` or `rediss+sentinel://`:
+/// `[user:password@]host:port[,host:port…]/master[/db]`. The credentials and the database are
+/// the master's; the sentinels are asked without credentials.
 fn parse_sentinel(rest: &str, invalid: &dyn Fn(&str) -> Error) -> Result<Target> {
-    if rest.contains(['?', '#']) {
-        return Err(invalid(&format!("a Sentinel URL takes no query or fragment, {EXPECTED}")));
-    }
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let (userinfo, hosts) = match authority.rsplit_once('@') {
         Some((userinfo, hosts)) => (Some(userinfo), hosts),
@@ -144,7 +256,8 @@ fn parse_sentinel(rest: &str, invalid: &dyn Fn(&str) -> Error) -> Result<Target>
     let endpoint = format!("master {master}/{db} via Sentinel {}", list.join(","));
     let password = info.redis_settings().password().map(str::to_string);
     let sentinels = Sentinels { master: master.to_string(), addresses };
-    Ok(Target { info, topology: Topology::Sentinel(sentinels), endpoint, password })
+    let topology = Topology::Sentinel(sentinels);
+    Ok(Target { info, topology, endpoint, password, tls: None })
 }
 
 fn bad_host(host: &str) -> String {
@@ -219,11 +332,16 @@ mod tests {
     #[test]
     fn refuses_tls_clusters_and_other_schemes_in_one_line_without_the_password() {
         for (url, expected) in [
-            ("rediss://u:hunter2@db:6379", "TLS (rediss://) is not supported"),
+            ("rediss://u:hunter2@db:6379#insecure", "a fragment"),
+            ("redis://u:hunter2@db:6379/0?ca=/x.pem", "ca= needs TLS"),
+            ("rediss://u:hunter2@db:6379/0?sslmode=require", "unknown option \"sslmode\""),
+            ("rediss://u:hunter2@db:6379/0?ca=", "ca= needs a path"),
+            ("rediss://u:hunter2@db:6379/0?ca=/nonexistent/ca.pem", "cannot read ca=/nonexistent"),
+            ("rediss://u:hunter2@db:6379/0?cert=/a.pem", "cert= and key= go together"),
             ("redis://u:hunter2@a:6379,b:6379", "Redis Cluster is not supported"),
             ("redis+cluster://u:hunter2@db", "unsupported scheme redis+cluster://"),
-            ("postgres://u:hunter2@db/x", "expected redis://"),
-            ("u:hunter2@db:6379", "expected redis://"),
+            ("postgres://u:hunter2@db/x", "expected redis[s]://"),
+            ("u:hunter2@db:6379", "expected redis[s]://"),
             ("redis://u:hunter2@db:6379/x", "database"),
             ("redis+sentinel://u:hunter2@a:1,b:2", "no master name"),
             ("redis+sentinel://u:hunter2@a:1,b:2/", "no master name"),
@@ -231,7 +349,7 @@ mod tests {
             ("redis+sentinel://u:hunter2@a:1,,b:2/m", "sentinel address \"\""),
             ("redis+sentinel://u:hunter2@a:1/m/x", "database"),
             ("redis+sentinel://u:hunter2@a:1/m/0/extra", "path after the database"),
-            ("redis+sentinel://u:hunter2@a:1/m?db=1", "no query"),
+            ("redis+sentinel://u:hunter2@a:1/m?db=1", "unknown option \"db\""),
         ] {
             let err = parse(url).err().unwrap_or_else(|| panic!("{url} must be refused"));
             let message = err.to_string();
