@@ -97,7 +97,15 @@ pub(crate) fn connect_error(target: &Target, err: &RedisError) -> Error {
         ErrorKind::Timeout => ErrorKind::Timeout,
         _ => ErrorKind::Unavailable,
     };
-    Error::new(kind, format!("cannot connect to Redis at {endpoint}: {cause}"))
+    if target.tls.is_none() {
+        return Error::new(kind, format!("cannot connect to Redis at {endpoint}: {cause}"));
+    }
+    let hint = match ["certificate", "alert", "TLS", "tls"].iter().any(|word| cause.contains(word))
+    {
+        true => ": check the ca=, cert= and key= files of the URL",
+        false => "",
+    };
+    Error::new(kind, format!("cannot connect to Redis at {endpoint} over TLS: {cause}{hint}"))
 }
 
 /// An answer the store cannot read: a bug, or keys changed by something other than baton.

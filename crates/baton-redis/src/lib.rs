@@ -11,6 +11,7 @@ mod options;
 mod reads;
 mod record;
 mod scripts;
+mod sentinel;
 mod server;
 mod store;
 mod url;

@@ -22,8 +22,8 @@ pub(crate) fn check(info: &str, endpoint: &str) -> Result<()> {
         }
         Some("sentinel") => {
             return Err(Error::invalid_input(format!(
-                "{endpoint} is a Redis Sentinel, not a Redis server: Sentinel is not supported, \
-                 connect to the primary"
+                "{endpoint} is a Redis Sentinel, not a Redis server: give the sentinels as \
+                 redis+sentinel://host:port[,host:port…]/master[/db]"
             )));
         }
         _ => {}

@@ -36,12 +36,14 @@ impl std::fmt::Debug for RedisLeaseStore {
 }
 
 impl RedisLeaseStore {
-    /// Connects to `redis://[user:password@]host:port[/db]` with default [`RedisOptions`].
+    /// Connects to `redis://[user:password@]host:port[/db]`, or to the master of a Sentinel
+    /// deployment, `redis+sentinel://[user:password@]host:port[,host:port…]/master[/db]`, with
+    /// default [`RedisOptions`].
     ///
-    /// Fails with one line, the password masked, if the URL is malformed or not `redis://`
-    /// (TLS, several hosts), the server cannot be reached, refuses the credentials or the
-    /// database index, is older than Redis 5.0, or runs as a cluster or a Sentinel. Nothing is
-    /// written to the dataset.
+    /// Fails with one line, the password masked, if the URL is malformed or of another scheme
+    /// (TLS, several hosts without Sentinel), the server cannot be reached or found through the
+    /// sentinels, refuses the credentials or the database index, is older than Redis 5.0, or
+    /// runs as a cluster or is a sentinel given as `redis://`. Nothing is written to the dataset.
     pub async fn connect(url: &str) -> Result<RedisLeaseStore> {
         RedisLeaseStore::connect_with(url, RedisOptions::default()).await
     }

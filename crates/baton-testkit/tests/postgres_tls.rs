@@ -1,68 +1,16 @@
 //! TLS to PostgreSQL: a throwaway server started with `ssl=on` and certificates made here, and
 //! baton connecting with each `sslmode`, a CA to trust and a client certificate.
 
-use std::path::{Path, PathBuf};
+mod tls;
+
+use std::path::Path;
 
 use baton_core::ErrorKind;
 use baton_postgres::PostgresBackend;
 use baton_testkit::servers::{PostgresConfig, PostgresServer, ServerTls};
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
-};
 use sqlx::Connection;
 
-/// A certificate authority made for one test.
-struct Authority {
-    issuer: CertifiedIssuer<'static, KeyPair>,
-}
-
-/// A certificate and its key, PEM.
-struct Issued {
-    cert_pem: String,
-    key_pem: String,
-}
-
-impl Authority {
-    fn new(name: &str) -> Authority {
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let issuer = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
-        Authority { issuer }
-    }
-
-    /// A certificate for `names` (host names or IP addresses), with `common_name`.
-    fn issue(&self, common_name: &str, names: &[&str]) -> Issued {
-        let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
-        let mut params = CertificateParams::new(names).unwrap();
-        params.distinguished_name.push(DnType::CommonName, common_name);
-        let key = KeyPair::generate().unwrap();
-        let cert = params.signed_by(&key, &*self.issuer).unwrap();
-        Issued { cert_pem: cert.pem(), key_pem: key.serialize_pem() }
-    }
-
-    fn pem(&self) -> String {
-        self.issuer.pem()
-    }
-}
-
-/// Files for the client side of a test, removed with it.
-struct Files {
-    dir: tempfile::TempDir,
-}
-
-impl Files {
-    fn new() -> Files {
-        Files { dir: tempfile::tempdir().unwrap() }
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.dir.path().join(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
+use crate::tls::{Authority, Files};
 
 /// A server serving TLS with a certificate for `names` signed by `authority`.
 fn tls_server(authority: &Authority, names: &[&str], client_ca: Option<String>) -> PostgresServer {

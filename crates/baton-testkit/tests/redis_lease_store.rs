@@ -1,9 +1,13 @@
-//! The Redis lease store beyond the conformance suite: connection errors, the release feed,
+//! The Redis lease store beyond the conformance suite: connection errors, TLS with
+//! certificates made here (a throwaway server serving TLS only and demanding client
+//! certificates), the release feed,
 //! scripts the server forgot, the cost of renewing many leases, the history of every lease, and
 //! a fenced write into Redis itself.
 
 mod redis;
+mod tls;
 
+use std::path::Path;
 use std::time::Duration;
 
 use baton_core::{
@@ -12,10 +16,11 @@ use baton_core::{
 };
 use baton_redis::{RedisLeaseStore, fence};
 use baton_testkit::conformance::{unique_holder, unique_name};
-use baton_testkit::servers::RedisConfig;
+use baton_testkit::servers::{RedisConfig, RedisServer, ServerTls};
 use tokio::time::timeout;
 
 use crate::redis::{Redis, acquire, until_expired};
+use crate::tls::{Authority, Files};
 
 const TTL: Duration = Duration::from_secs(30);
 /// How long a test waits for any one signal.
@@ -44,9 +49,9 @@ async fn connection_errors_are_one_line_without_the_password_and_write_nothing()
     assert_refused(&missing, ErrorKind::InvalidInput, "NOAUTH", "s3cret").await;
     let database = format!("redis://:s3cret@{address}/99");
     assert_refused(&database, ErrorKind::InvalidInput, "has no database 99", "s3cret").await;
+    // A plain server never answers the TLS handshake.
     let tls = format!("rediss://:s3cret@{address}/0");
-    assert_refused(&tls, ErrorKind::InvalidInput, "TLS (rediss://) is not supported", "s3cret")
-        .await;
+    assert_refused(&tls, ErrorKind::Timeout, &format!("{address}/0 over TLS"), "s3cret").await;
 
     let mut raw = harness.raw().await;
     let keys: i64 = ::redis::cmd("DBSIZE").query_async(&mut raw).await.unwrap();
@@ -191,4 +196,73 @@ async fn a_fenced_write_with_a_stale_token_is_refused() {
         .await
         .unwrap();
     assert_eq!(data, "third");
+}
+
+/// The password of the TLS server.
+const PASSWORD: &str = "s3cret";
+
+/// A server for 127.0.0.1 signed by `authority`, serving TLS only and demanding client
+/// certificates it signed.
+fn tls_server(authority: &Authority) -> RedisServer {
+    let server = authority.issue("redis", &["127.0.0.1"]);
+    let tls = ServerTls {
+        cert_pem: server.cert_pem,
+        key_pem: server.key_pem,
+        client_ca_pem: Some(authority.pem()),
+    };
+    let config =
+        RedisConfig { tls: Some(tls), password: Some(PASSWORD.into()), ..Default::default() };
+    RedisServer::start_with(config)
+}
+
+fn path(file: &Path) -> String {
+    file.display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leases_over_tls_with_the_right_ca_and_a_client_certificate() {
+    let authority = Authority::new("baton test CA");
+    let server = tls_server(&authority);
+    let files = Files::new();
+    let ca = files.write("ca.pem", &authority.pem());
+    let client = authority.issue("baton", &["baton"]);
+    let cert = files.write("client.pem", &client.cert_pem);
+    let key = files.write("client.key", &client.key_pem);
+    let url = format!("{}?ca={}&cert={}&key={}", server.url(), path(&ca), path(&cert), path(&key));
+    assert!(url.starts_with("rediss://"), "{url}");
+
+    let store = RedisLeaseStore::connect(&url).await.expect("TLS with the right CA");
+    let name = unique_name("tls");
+    let (lease, _) = acquire(&store, &name, &unique_holder("h"), TTL).await;
+    assert_eq!(store.get(&name).await.unwrap(), Some(lease));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_ca_or_a_missing_client_certificate_fails_in_one_line() {
+    let authority = Authority::new("baton test CA");
+    let server = tls_server(&authority);
+    let files = Files::new();
+    let client = authority.issue("baton", &["baton"]);
+    let cert = path(&files.write("client.pem", &client.cert_pem));
+    let key = path(&files.write("client.key", &client.key_pem));
+    let endpoint = format!("127.0.0.1:{}/0", server.port());
+
+    let stranger = files.write("stranger.pem", &Authority::new("another CA").pem());
+    let url = format!("{}?ca={}&cert={cert}&key={key}", server.url(), path(&stranger));
+    let expected =
+        format!("cannot connect to Redis at {endpoint} over TLS: invalid peer certificate");
+    assert_refused(&url, ErrorKind::Unavailable, &expected, PASSWORD).await;
+    let hint = "check the ca=, cert= and key= files";
+    assert_refused(&url, ErrorKind::Unavailable, hint, PASSWORD).await;
+
+    let ca = path(&files.write("ca.pem", &authority.pem()));
+    let url = format!("{}?ca={ca}", server.url());
+    assert_refused(&url, ErrorKind::Unavailable, "CertificateRequired", PASSWORD).await;
+
+    let plain = server.url().replace("rediss://", "redis://");
+    assert_refused(&plain, ErrorKind::Unavailable, &endpoint, PASSWORD).await;
+
+    let not_pem = path(&files.write("not.pem", "not a certificate"));
+    let url = format!("{}?ca={not_pem}", server.url());
+    assert_refused(&url, ErrorKind::InvalidInput, "holds no PEM certificate", PASSWORD).await;
 }

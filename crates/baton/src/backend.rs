@@ -68,7 +68,7 @@ pub fn url_kind(url: &str) -> Result<UrlKind> {
         #[cfg(feature = "postgres")]
         "postgres" | "postgresql" => Ok(UrlKind::Everything),
         #[cfg(feature = "redis")]
-        "redis" => Ok(UrlKind::LeasesOnly),
+        "redis" | "redis+sentinel" => Ok(UrlKind::LeasesOnly),
         _ => Err(unknown_scheme(url)),
     }
 }
@@ -127,8 +127,11 @@ pub async fn connect(url: &str) -> Result<Backend> {
 }
 
 fn unknown_scheme(url: &str) -> Error {
-    let lease_only =
-        if cfg!(feature = "redis") { ", or for leases only redis://HOST:PORT" } else { "" };
+    let lease_only = if cfg!(feature = "redis") {
+        ", or for leases only redis://HOST:PORT or redis+sentinel://HOST:PORT[,HOST:PORT…]/MASTER"
+    } else {
+        ""
+    };
     Error::invalid_input(format!(
         "unknown backend URL {:?}: expected {}{lease_only}",
         redact(url),
@@ -137,7 +140,7 @@ fn unknown_scheme(url: &str) -> Error {
 }
 
 /// Opens only the lease store named by `url`: any scheme [`connect`] accepts, and the lease-only
-/// stores (`redis://…` with the `redis` feature).
+/// stores (`redis://…` and `redis+sentinel://…` with the `redis` feature).
 ///
 /// Opening does not change the store; a SQL store still needs [`Backend::migrate`] once.
 pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
@@ -148,7 +151,9 @@ pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
 async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)> {
     match scheme(url) {
         #[cfg(feature = "redis")]
-        "redis" => Ok((Arc::new(baton_redis::RedisLeaseStore::connect(url).await?), None)),
+        "redis" | "redis+sentinel" => {
+            Ok((Arc::new(baton_redis::RedisLeaseStore::connect(url).await?), None))
+        }
         _ => {
             let mut backend = connect(url).await?;
             Ok((backend.leases, backend.schemas.pop()))

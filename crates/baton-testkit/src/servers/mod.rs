@@ -4,7 +4,8 @@
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
 //! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`] and
 //! [`RedisServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
-//! PostgreSQL can serve TLS.
+//! PostgreSQL can serve TLS. [`SentinelTopology`] puts a Redis master, its replica and sentinels
+//! together.
 
 mod family;
 mod mariadb;
@@ -12,6 +13,7 @@ mod postgres;
 mod postgres_config;
 mod process;
 mod redis;
+mod sentinel;
 mod spec;
 mod template;
 
@@ -20,4 +22,5 @@ pub use postgres::PostgresServer;
 pub use postgres_config::{PostgresConfig, ServerTls};
 pub use process::ServerProcess;
 pub use redis::{RedisConfig, RedisServer};
+pub use sentinel::{SentinelConfig, SentinelTopology};
 pub use spec::{Probe, RunAs, ServerSpec, running_as_root, tcp_accepts};

@@ -19,7 +19,7 @@ pub struct PostgresConfig {
 
 /// A server's TLS: its certificate and key, and the CA its clients' certificates must be signed
 /// by when it demands them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerTls {
     /// The server's certificate chain, PEM.
     pub cert_pem: String,

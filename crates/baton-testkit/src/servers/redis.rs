@@ -6,12 +6,13 @@
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use super::postgres_config::ServerTls;
 use super::process::ServerProcess;
-use super::spec::{ServerSpec, require_ipv6_loopback};
+use super::spec::{ServerSpec, require_ipv6_loopback, tcp_accepts};
 
 const NOT_FOUND: &str = "redis-server not found on the PATH: install the redis-server package \
                          (scripts/test does this when run as root)";
@@ -28,6 +29,12 @@ pub struct RedisConfig {
     /// Also listen on the IPv6 loopback address `::1` (see [`RedisServer::url_ipv6`]);
     /// starting panics when the machine has none.
     pub ipv6: bool,
+    /// Replicate from the server at this loopback port (`replicaof 127.0.0.1 PORT`).
+    pub replica_of: Option<u16>,
+    /// Serve TLS only (`tls-port`, no plain port), with this certificate; with a client CA,
+    /// every client must present a certificate it signed (`tls-auth-clients yes`). Starting
+    /// panics, saying so, when the machine's `redis-server` was built without TLS.
+    pub tls: Option<ServerTls>,
 }
 
 /// A Redis server on a free loopback port, in its own temporary directory. Dropping it kills
@@ -50,17 +57,37 @@ impl RedisServer {
             require_ipv6_loopback();
         }
         let binary = binary();
+        if config.tls.is_some() {
+            require_tls(&binary);
+        }
         let settings = config.clone();
         let spec = ServerSpec::new("redis", move |dir, port| {
             let mut command = Command::new(&binary);
+            match &settings.tls {
+                None => command.args(["--port", &port.to_string()]),
+                Some(tls) => {
+                    command.args(["--port", "0", "--tls-port", &port.to_string()]);
+                    command.arg("--tls-cert-file").arg(dir.join(TLS_CERT));
+                    command.arg("--tls-key-file").arg(dir.join(TLS_KEY));
+                    match tls.client_ca_pem {
+                        Some(_) => command
+                            .arg("--tls-ca-cert-file")
+                            .arg(dir.join(TLS_CLIENT_CA))
+                            .args(["--tls-auth-clients", "yes"]),
+                        None => command.args(["--tls-auth-clients", "no"]),
+                    }
+                }
+            };
             command
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--bind", "127.0.0.1"])
                 .args(settings.ipv6.then_some("::1"))
                 .arg("--dir")
                 .arg(dir)
                 .args(["--save", "", "--daemonize", "no", "--logfile", ""])
                 // For `DEBUG SLEEP` (Redis 7 and later); from loopback clients only.
-                .args(["--enable-debug-command", "local"]);
+                .args(["--enable-debug-command", "local"])
+                // A replica's first sync starts at once instead of waiting for others to join.
+                .args(["--repl-diskless-sync-delay", "0"]);
             match settings.append_only {
                 true => command.args(["--appendonly", "yes", "--appendfsync", "always"]),
                 false => command.args(["--appendonly", "no"]),
@@ -68,21 +95,34 @@ impl RedisServer {
             if let Some(password) = &settings.password {
                 command.args(["--requirepass", password]);
             }
+            if let Some(upstream) = settings.replica_of {
+                command.args(["--replicaof", "127.0.0.1", &upstream.to_string()]);
+            }
             command
         })
         .probe({
-            let password = config.password.clone();
-            move |probe| answers_ping(probe.port, password.as_deref())
+            let (password, tls) = (config.password.clone(), config.tls.is_some());
+            // Over TLS, listening is the readiness this probe can see: a server without
+            // persistence loads nothing before it listens.
+            move |probe| match tls {
+                true => tcp_accepts(probe.port),
+                false => answers_ping(probe.port, password.as_deref()),
+            }
         });
+        let spec = match config.tls.clone() {
+            Some(tls) => spec.prepare(move |dir| write_tls_files(dir, &tls)),
+            None => spec,
+        };
         RedisServer { process: ServerProcess::start(spec), config }
     }
 
     /// The URL of database 0, with the password if one is required, for example
-    /// `redis://127.0.0.1:40123/0`.
+    /// `redis://127.0.0.1:40123/0` (`rediss://…` over TLS, without TLS options).
     pub fn url(&self) -> String {
+        let scheme = if self.config.tls.is_some() { "rediss" } else { "redis" };
         match &self.config.password {
-            Some(password) => format!("redis://:{password}@127.0.0.1:{}/0", self.port()),
-            None => format!("redis://127.0.0.1:{}/0", self.port()),
+            Some(password) => format!("{scheme}://:{password}@127.0.0.1:{}/0", self.port()),
+            None => format!("{scheme}://127.0.0.1:{}/0", self.port()),
         }
     }
 
@@ -127,7 +167,7 @@ impl RedisServer {
 
 /// Ready once the server answers `PING`, after `AUTH` when it requires a password (it accepts
 /// connections before it has loaded its append-only file, and answers `-LOADING` until then).
-fn answers_ping(port: u16, password: Option<&str>) -> bool {
+pub(super) fn answers_ping(port: u16, password: Option<&str>) -> bool {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
         return false;
@@ -159,8 +199,44 @@ fn answers_ping(port: u16, password: Option<&str>) -> bool {
     }
 }
 
+/// Where a TLS server's files are, in its directory.
+const TLS_CERT: &str = "server.crt";
+const TLS_KEY: &str = "server.key";
+const TLS_CLIENT_CA: &str = "client-ca.crt";
+
+fn write_tls_files(dir: &Path, tls: &ServerTls) -> std::io::Result<()> {
+    std::fs::write(dir.join(TLS_CERT), &tls.cert_pem)?;
+    std::fs::write(dir.join(TLS_KEY), &tls.key_pem)?;
+    if let Some(ca) = &tls.client_ca_pem {
+        std::fs::write(dir.join(TLS_CLIENT_CA), ca)?;
+    }
+    Ok(())
+}
+
+/// Panics, saying so, unless `binary` was built with TLS: one built without refuses the
+/// `tls-port` directive ("Bad directive"), while one built with it tries to load the (missing)
+/// certificate, and both exit at once.
+fn require_tls(binary: &Path) {
+    let output = Command::new(binary)
+        .args(["--port", "0", "--tls-port", "1", "--tls-auth-clients", "no"])
+        .args(["--tls-cert-file", "/nonexistent", "--tls-key-file", "/nonexistent"])
+        .args(["--save", "", "--appendonly", "no", "--logfile", ""])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run {}: {err}", binary.display()));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    if text.contains("Bad directive") {
+        panic!(
+            "{} was built without TLS (it refuses --tls-port): install a redis-server package \
+             built with TLS (Debian's is) to run the TLS tests",
+            binary.display()
+        );
+    }
+}
+
 /// `redis-server` from the PATH.
-fn binary() -> PathBuf {
+pub(super) fn binary() -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("redis-server"))
