@@ -27,11 +27,11 @@
  */
 
 #define HOLDERS 2
-#define TTL 4
-#define RENEW_DEADLINE 2
+#define TTL 3
+#define RENEW_DEADLINE 1
 #define DRIFT 1
-#define MAXT 8
-#define TERMS 2
+#define MAXT 5
+#define TERMS 1
 #define TOKENS_PER_TICK 8
 #define NONE 255
 
@@ -134,66 +134,75 @@ inline act(me) {
     }
 }
 
+/* Forgets the temporaries of a step, so that states differing only in them are one state. */
+inline forget() {
+    d_step { sent = 0; received = 0; granted = 0; candidate = 0; next = 0; drift = 0; mine = 0; j = 0; ok = false }
+}
+
 proctype holder(byte me) {
     byte terms = 0;
     byte sent, received, granted, candidate, next, drift, mine, j;
     bool ok;
     do
     :: now >= MAXT -> break
-    :: deadline[me] == 0 && terms < TERMS ->
-        terms++;
-        sent = now;
-        /* the request travels: any pause */
-        granted = 0;
-        atomic {
-            if
-            :: owner == NONE || expires <= now -> grant(me, granted)
-            :: else -> skip
-            fi
-        };
-        /* the reply travels: any pause, or it is lost */
-        received = now;
+    :: now < MAXT ->
         if
-        :: granted > 0 -> start_term(me, sent, received, granted)
-        :: granted > 0 ->
-            /* the reply was lost: read the record back */
-            atomic { ok = (owner == me); candidate = token };
-            if
-            :: ok ->
-#ifdef BUG_TRUST_READBACK
-                start_term(me, now, now, candidate)
-#else
-                sent = now;
-                renew(me, candidate, ok);
+        :: deadline[me] == 0 && terms < TERMS ->
+            terms++;
+            sent = now;
+            /* the request travels: any pause */
+            granted = 0;
+            atomic {
                 if
-                :: ok -> start_term(me, sent, now, candidate)
+                :: owner == NONE || expires <= now -> grant(me, granted)
                 :: else -> skip
                 fi
-#endif
-            :: else -> skip
-            fi
-        :: granted == 0 -> skip
-        fi
-    :: ACTING(me) -> act(me)
-    :: ACTING(me) ->
-        sent = now;
-        renew(me, held[me], ok);
-        if
-        :: ok -> start_term(me, sent, now, held[me])
-        :: else -> deadline[me] = 0
-        fi
-    :: ACTING(me) ->
-        /* a graceful release: stop acting first, then free the record */
-#ifndef BUG_ACT_AFTER_RELEASE
-        deadline[me] = 0;
-#endif
-        atomic {
+            };
+            /* the reply travels: any pause, or it is lost */
+            received = now;
             if
-            :: owner == me && token == held[me] -> owner = NONE; expires = now
-            :: else -> skip
+            :: granted > 0 -> start_term(me, sent, received, granted)
+            :: granted > 0 ->
+                /* the reply was lost: read the record back */
+                atomic { ok = (owner == me); candidate = token };
+                if
+                :: ok ->
+#ifdef BUG_TRUST_READBACK
+                    start_term(me, now, now, candidate)
+#else
+                    sent = now;
+                    renew(me, candidate, ok);
+                    if
+                    :: ok -> start_term(me, sent, now, candidate)
+                    :: else -> skip
+                    fi
+#endif
+                :: else -> skip
+                fi
+            :: granted == 0 -> skip
             fi
-        }
-    :: deadline[me] > 0 && !ACTING(me) -> deadline[me] = 0
+        :: ACTING(me) -> act(me)
+        :: ACTING(me) ->
+            sent = now;
+            renew(me, held[me], ok);
+            if
+            :: ok -> start_term(me, sent, now, held[me])
+            :: else -> deadline[me] = 0
+            fi
+        :: ACTING(me) ->
+            /* a graceful release: stop acting first, then free the record */
+#ifndef BUG_ACT_AFTER_RELEASE
+            deadline[me] = 0;
+#endif
+            atomic {
+                if
+                :: owner == me && token == held[me] -> owner = NONE; expires = now
+                :: else -> skip
+                fi
+            }
+        :: deadline[me] > 0 && !ACTING(me) -> deadline[me] = 0
+        fi;
+        forget()
     od
 }
 
