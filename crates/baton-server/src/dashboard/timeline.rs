@@ -77,6 +77,7 @@ mod tests {
             token: FencingToken::new(id as u64).unwrap(),
             at: StoreTime::from_millis(at),
             reason: ChangeReason::Fresh,
+            previous_end: None,
         }
     }
 
