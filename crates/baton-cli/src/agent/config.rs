@@ -30,6 +30,8 @@ pub const DEFAULT_MAX_CONCURRENT: usize = 16;
 pub struct AgentConfig {
     /// The store's URL.
     pub backend: String,
+    /// Whether commands get the store's URL as `BATON_BACKEND`.
+    pub pass_backend: bool,
     /// This node's id in the cluster.
     pub node: NodeId,
     /// The same id as the holder of leader leases and the runner of executions.

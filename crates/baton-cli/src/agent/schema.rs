@@ -16,6 +16,8 @@ use super::schema_values::{CommandLine, DurationText};
 pub struct RawConfig {
     /// The store's URL.
     pub backend: Option<String>,
+    /// Whether commands get the store's URL as `BATON_BACKEND`.
+    pub pass_backend: Option<bool>,
     /// This node's id.
     pub node_id: Option<String>,
     /// How long a shutdown waits for running commands.

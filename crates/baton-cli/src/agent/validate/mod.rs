@@ -61,6 +61,7 @@ pub fn validate(raw: &RawConfig, context: &Context<'_>) -> Result<AgentConfig, P
     let (jobs, batches) = jobs_and_batches(raw, context.base)?;
     let config = AgentConfig {
         backend: settings::backend(&root.key("backend"), raw.backend.as_deref(), context.env)?,
+        pass_backend: raw.pass_backend.unwrap_or(false),
         node_generated: raw.node_id.is_none(),
         node,
         holder,
