@@ -144,7 +144,8 @@ async fn measure(args: &CronBenchArgs, target: &Target, run: &str) -> anyhow::Re
     progress("auditing the record");
     let jobs = bench_jobs::registered(&*store, &prefix).await?;
     let executions = executions_for_audit(&*store, None, since, until).await?;
-    let report = audit(&jobs, &executions, since, until, LATE_AFTER);
+    let pruned = store.job_pruned_through().await?;
+    let report = audit(&jobs, &executions, &pruned, since, until, LATE_AFTER);
     let fires = join(&nodes, &executions, since, until);
     let after_mark =
         ExecutionListParams { since: Some(before(mark_time, 2000)), ..Default::default() };

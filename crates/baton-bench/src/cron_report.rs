@@ -66,6 +66,7 @@ fn fires(run: &CronRun) -> String {
     table.row(vec!["fires owed".into(), audit.expected.to_string()]);
     table.row(vec!["ran".into(), audit.ran.to_string()]);
     table.row(vec!["skipped or missed (on record)".into(), audit.explained.to_string()]);
+    table.row(vec!["pruned by retention".into(), audit.pruned.to_string()]);
     let duplicates = audit.duplicates.len();
     table.row(vec![
         "duplicates".into(),

@@ -63,6 +63,10 @@ impl JobStore for TalliedJobs {
         tallied!("job_last_fires", self.inner.job_last_fires())
     }
 
+    async fn job_pruned_through(&self) -> Result<Vec<(JobName, StoreTime)>> {
+        tallied!("job_pruned_through", self.inner.job_pruned_through())
+    }
+
     async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded> {
         let recorded = tallied!("record_fires", self.inner.record_fires(params));
         if let Ok(recorded) = &recorded {

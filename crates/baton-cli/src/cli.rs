@@ -145,6 +145,10 @@ pub struct ExecArgs {
     /// What to do when another holder has the lease.
     #[arg(long, value_enum, default_value_t = OnHeld::Skip)]
     pub on_held: OnHeld,
+    /// Hand the store's URL, credentials included, to the command as BATON_BACKEND (without
+    /// it the command does not see BATON_BACKEND).
+    #[arg(long)]
+    pub pass_backend: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,

@@ -2,6 +2,7 @@
 
 mod agent;
 mod cli;
+mod closed_stdout;
 mod commands;
 mod exit;
 mod process;
@@ -21,6 +22,7 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = supervisor::run_if_started_as_one() {
         return code;
     }
+    closed_stdout::exit_quietly_when_closed();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return exit::usage(err),

@@ -11,6 +11,11 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
+/// Variables of baton's own environment that the commands it runs never inherit: the store's
+/// URL (credentials included) and the API tokens. A command gets the URL only when asked
+/// (`pass_backend` in the agent's file, `baton exec --pass-backend`).
+pub const PRIVATE_VARIABLES: [&str; 3] = ["BATON_BACKEND", "BATON_ADMIN_TOKEN", "BATON_READ_TOKEN"];
+
 /// A command to start with [`GroupChild::spawn`]: on Linux, a supervisor that runs `program`
 /// and takes its process group down if baton dies; elsewhere `program` itself. Arguments,
 /// variables, a working directory and standard streams set on it reach `program` either way.

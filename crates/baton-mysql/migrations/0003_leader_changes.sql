@@ -6,5 +6,8 @@ CREATE TABLE IF NOT EXISTS baton_leader_changes (
     token      BIGINT NOT NULL,
     changed_at BIGINT NOT NULL,
     reason     VARCHAR(32) NOT NULL,
+    -- When the term before this one ended (its last renewal, or its release), on the server's
+    -- clock; NULL for the first term of a name.
+    previous_end BIGINT NULL,
     KEY baton_leader_changes_by_lease (lease, id)
 ) ENGINE = InnoDB

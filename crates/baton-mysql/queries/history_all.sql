@@ -1,6 +1,6 @@
 -- One page of the leader-change history of every lease, oldest first (keyset pagination).
 --   ? last id already seen (0 for the first page), rows to read (page size + 1).
-SELECT id, lease, holder, token, changed_at, reason
+SELECT id, lease, holder, token, changed_at, reason, previous_end
 FROM baton_leader_changes
 WHERE id > ?
 ORDER BY id

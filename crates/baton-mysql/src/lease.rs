@@ -92,7 +92,7 @@ impl MysqlLeaseStore {
             None => (None, server_now(&mut tx).await.map_err(failed)?),
         };
         let decision = transition::acquire(current.as_ref(), params, now, token);
-        let AcquireDecision::Grant { lease, reason } = &decision else {
+        let AcquireDecision::Grant { lease, reason, previous_end } = &decision else {
             tx.rollback().await.map_err(failed)?;
             return Ok((decision, current));
         };
@@ -119,6 +119,7 @@ impl MysqlLeaseStore {
             .bind(lease.token.to_store())
             .bind(lease.acquired_at.as_millis())
             .bind(reason.as_str())
+            .bind(previous_end.map(StoreTime::as_millis))
             .execute(&mut *tx)
             .await
             .map_err(failed)?;
@@ -149,7 +150,7 @@ impl LeaseStore for MysqlLeaseStore {
         transition::check_ttl(params.ttl)?;
         let (decision, current) = self.decide(&params).await?;
         match decision {
-            AcquireDecision::Grant { lease, reason } => {
+            AcquireDecision::Grant { lease, reason, .. } => {
                 self.bells.take(&params.name).await;
                 Ok(AcquireOutcome::Acquired { lease, reason })
             }

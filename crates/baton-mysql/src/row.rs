@@ -63,5 +63,6 @@ pub(crate) fn leader_change(row: &MySqlRow) -> Result<LeaderChange> {
         token: FencingToken::from_store(column(row, "token")?)?,
         at: StoreTime::from_millis(column(row, "changed_at")?),
         reason: ChangeReason::parse(&reason).ok_or_else(|| corrupt("change reason", &reason))?,
+        previous_end: column::<Option<i64>>(row, "previous_end")?.map(StoreTime::from_millis),
     })
 }

@@ -3,6 +3,8 @@
 -- and the newest others are kept up to their counts; any finished longer ago than the maximum
 -- age goes. Never deleted: live executions, the job's execution with the greatest scheduled
 -- instant, and its schedule record that reaches furthest (what job_last_fires.sql reads).
+-- The job's pruned watermark (baton_pruned) rises to the last instant the deleted records of
+-- its schedule (fires, retries, external triggers) accounted for.
 --   $1 job, $2 succeeded kept, $3 others kept, $4 max age (ms), $5 most deleted.
 -- Answers one row: deleted (count).
 WITH clock AS MATERIALIZED (
@@ -42,6 +44,14 @@ deleted AS (
     DELETE FROM baton_executions AS e
     USING doomed AS d
     WHERE e.id = d.id AND e.status NOT IN ('scheduled', 'running')
-    RETURNING e.id
+    RETURNING e.id, e.trigger, GREATEST(e.scheduled_at, COALESCE(e.covers_through, e.scheduled_at)) AS through
+),
+raised AS (
+    INSERT INTO baton_pruned AS p (job, through)
+    SELECT $1, max(d.through)
+    FROM deleted AS d
+    WHERE d.trigger <> 'manual'
+    HAVING count(*) > 0
+    ON CONFLICT (job) DO UPDATE SET through = GREATEST(p.through, excluded.through)
 )
 SELECT count(*) AS deleted FROM deleted

@@ -78,6 +78,8 @@ queries! {
     EXECUTION_GET = "execution_get.sql";
     /// One page of executions by id, filtered.
     EXECUTION_LIST = "execution_list.sql";
+    /// How far retention has deleted each job's record of its schedule.
+    JOB_PRUNED_THROUGH = "job_pruned_through.sql";
     /// Delete a job's executions its retention no longer keeps.
     EXECUTION_PRUNE = "execution_prune.sql";
     /// Register a node as a new incarnation and rehome its previous incarnation's claims.

@@ -73,6 +73,7 @@ pub(crate) fn leader_change(row: &PgRow) -> Result<LeaderChange> {
         token: FencingToken::from_store(column(row, "token")?)?,
         at: StoreTime::from_millis(column(row, "changed_at")?),
         reason: reason(column(row, "reason")?)?,
+        previous_end: column::<Option<i64>>(row, "previous_end")?.map(StoreTime::from_millis),
     })
 }
 

@@ -25,13 +25,16 @@ if held(record, now) then
     return { 'held', '', unpack(record) }
 end
 
+-- The reason, and when the previous term ended: the release (its expiry is the release's
+-- instant) when it was released, else the previous holder's last renewal.
 local reason = 'fresh'
+local ended = nil
 if record[7] == 'graceful' then
-    reason = 'handover'
+    reason, ended = 'handover', record[5]
 elseif record[7] == 'forced' then
-    reason = 'forced_release'
+    reason, ended = 'forced_release', record[5]
 elseif record[2] then
-    reason = 'expired_takeover'
+    reason, ended = 'expired_takeover', record[4]
 end
 
 local last = math.max(tonumber(redis.call('GET', KEYS[2]) or 0), tonumber(record[2] or 0))
@@ -41,8 +44,12 @@ if newest then
 end
 local token = digits(math.max(last + 1, now_us))
 
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], token .. '-0',
-    'holder', ARGV[1], 'reason', reason, 'at', digits(now))
+local entry = { 'holder', ARGV[1], 'reason', reason, 'at', digits(now) }
+if ended then
+    table.insert(entry, 'ended')
+    table.insert(entry, ended)
+end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], token .. '-0', unpack(entry))
 redis.call('SET', KEYS[2], token)
 local granted = { ARGV[1], token, digits(now), digits(now), digits(now + ttl), ARGV[2], false }
 redis.call('HSET', KEYS[1], 'holder', granted[1], 'token', granted[2], 'acquired_at', granted[3],

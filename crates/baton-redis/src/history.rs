@@ -86,6 +86,7 @@ mod tests {
             token: FencingToken::from_store(id).unwrap(),
             at: StoreTime::from_millis(0),
             reason: ChangeReason::Fresh,
+            previous_end: None,
         }
     }
 

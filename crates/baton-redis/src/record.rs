@@ -62,7 +62,8 @@ pub(crate) fn reason(text: &str) -> Result<ChangeReason> {
     ChangeReason::parse(text).ok_or_else(|| malformed(format!("acquisition reason {text:?}")))
 }
 
-/// One entry of a lease's history stream: id `<token>-0` and the fields holder, reason and at.
+/// One entry of a lease's history stream: id `<token>-0` and the fields holder, reason, at and
+/// (after a previous term) ended.
 pub(crate) fn leader_change(
     lease: &LeaseName,
     id: &str,
@@ -74,6 +75,7 @@ pub(crate) fn leader_change(
     let holder = field("holder").and_then(|holder| HolderId::new(holder).ok()).ok_or_else(bad)?;
     let reason = field("reason").and_then(|reason| ChangeReason::parse(reason)).ok_or_else(bad)?;
     let at = field("at").and_then(|at| at.parse().ok()).ok_or_else(bad)?;
+    let ended = field("ended").map(|ended| ended.parse().map_err(|_| bad())).transpose()?;
     Ok(LeaderChange {
         id: token.to_store(),
         lease: lease.clone(),
@@ -81,6 +83,7 @@ pub(crate) fn leader_change(
         token,
         at: StoreTime::from_millis(at),
         reason,
+        previous_end: ended.map(StoreTime::from_millis),
     })
 }
 

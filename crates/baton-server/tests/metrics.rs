@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use baton::core::ForceReleaseParams;
+use baton::core::{AcquireOutcome, AcquireParams, ReleaseParams, RenewParams};
 use baton::{Elector, ElectorConfig, HolderId, LeaseName};
 use common::{Fixture, get};
 
@@ -58,28 +58,71 @@ async fn leaders_nodes_and_partitions_are_read_at_scrape_time() {
 #[tokio::test]
 async fn leader_changes_and_failovers_are_counted_between_scrapes() {
     let fixture = Fixture::new().await;
-    fixture.lease_held("scheduler", "holder-1").await;
     let router = fixture.admin_router("admin-secret");
     let leases = fixture.backend.leases();
     let name: LeaseName = "scheduler".parse().unwrap();
+    let ttl = Duration::from_millis(300);
+    let params = |holder: &str| AcquireParams {
+        name: name.clone(),
+        holder: HolderId::new(holder).unwrap(),
+        ttl,
+    };
+    let AcquireOutcome::Acquired { lease: first, .. } = leases.acquire(params("h1")).await.unwrap()
+    else {
+        panic!("a free lease is granted")
+    };
 
-    let first = get(&router, "/metrics").await.text;
-    assert!(!first.contains("baton_leader_changes_total{"), "changes count from the first scrape");
-
-    leases.force_release(ForceReleaseParams { name: name.clone() }).await.unwrap();
-    let released = get(&router, "/metrics").await.text;
-    assert!(sample(&released, "baton_lease_leaderless_seconds{lease=\"scheduler\"}").is_some());
+    let scraped = get(&router, "/metrics").await.text;
+    assert!(
+        !scraped.contains("baton_leader_changes_total{"),
+        "changes count from the first scrape"
+    );
+    // Renewed after the scrape, then left to expire: the failover runs from this renewal.
+    let renewal =
+        RenewParams { name: name.clone(), holder: first.holder.unwrap(), token: first.token };
+    let renewed = leases.renew(renewal).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let taken = loop {
+        if let AcquireOutcome::Acquired { lease, .. } = leases.acquire(params("h2")).await.unwrap()
+        {
+            break lease;
+        }
+        assert!(Instant::now() < deadline, "the lease never expired");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let crash = taken.acquired_at.saturating_since(renewed.renewed_at).as_secs_f64();
+    let holder =
+        ReleaseParams { name: name.clone(), holder: taken.holder.unwrap(), token: taken.token };
+    assert!(leases.release(holder).await.unwrap());
     let released_at = leases.get(&name).await.unwrap().unwrap().expires_at;
+    let AcquireOutcome::Acquired { lease: handed, .. } =
+        leases.acquire(params("h3")).await.unwrap()
+    else {
+        panic!("a released lease is granted")
+    };
+    let handover = handed.acquired_at.saturating_since(released_at).as_secs_f64();
 
-    fixture.lease_held("scheduler", "holder-2").await;
-    let taken_at = leases.get(&name).await.unwrap().unwrap().acquired_at;
     let after = get(&router, "/metrics").await.text;
-    let changes = "baton_leader_changes_total{lease=\"scheduler\",reason=\"forced_release\"}";
-    assert_eq!(sample(&after, changes), Some(1.0), "{after}");
-    let failover = sample(&after, "baton_lease_failover_seconds{lease=\"scheduler\"}").unwrap();
-    let expected = taken_at.saturating_since(released_at).as_secs_f64();
-    assert!((failover - expected).abs() < 1e-9, "failover {failover}, expected {expected}");
-    assert!(after.contains("holder=\"holder-2\""));
+    let changes = |reason: &str| {
+        sample(
+            &after,
+            &format!("baton_leader_changes_total{{lease=\"scheduler\",reason=\"{reason}\"}}"),
+        )
+    };
+    assert_eq!(
+        (changes("expired_takeover"), changes("handover")),
+        (Some(1.0), Some(1.0)),
+        "{after}"
+    );
+    assert!(after.contains("# TYPE baton_lease_failover_seconds histogram"), "{after}");
+    let series =
+        |suffix: &str| format!("baton_lease_failover_seconds_{suffix}{{lease=\"scheduler\"}}");
+    assert_eq!(sample(&after, &series("count")), Some(2.0), "{after}");
+    let sum = sample(&after, &series("sum")).unwrap();
+    assert!((sum - (crash + handover)).abs() < 1e-9, "sum {sum}, expected {crash} + {handover}");
+    assert!(crash >= ttl.as_secs_f64(), "a crash failover lasts at least the TTL: {crash}");
+    let all = "baton_lease_failover_seconds_bucket{lease=\"scheduler\",le=\"+Inf\"}";
+    assert_eq!(sample(&after, all), Some(2.0), "{after}");
 }
 
 #[tokio::test]

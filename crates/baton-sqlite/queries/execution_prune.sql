@@ -2,7 +2,8 @@
 -- keeps: ranked newest first by id, succeeded ones beyond the newest ?2 and the others beyond
 -- the newest ?3, and any finished before ?4. Live executions, the job's record with the
 -- greatest scheduled instant and the record that marks its last fire (see
--- job_last_fires.sql) are always kept.
+-- job_last_fires.sql) are always kept. Answers, per deleted record of the schedule (a fire,
+-- its retry or an external trigger of it), the last instant it accounted for.
 DELETE FROM baton_executions
 WHERE id IN (
     SELECT id
@@ -30,3 +31,5 @@ WHERE id IN (
     ORDER BY id
     LIMIT ?5
 )
+RETURNING CASE WHEN "trigger" <> 'manual'
+               THEN MAX(scheduled_at, COALESCE(covers_through, scheduled_at)) END AS through

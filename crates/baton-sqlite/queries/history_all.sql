@@ -1,4 +1,4 @@
-SELECT id, lease, holder, token, at, reason
+SELECT id, lease, holder, token, at, reason, previous_end
 FROM baton_leader_changes
 WHERE id > ?1
 ORDER BY id

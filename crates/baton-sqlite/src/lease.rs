@@ -62,10 +62,10 @@ impl LeaseStore for SqliteLeaseStore {
         let current = tx::read_lease(&mut *tx, &params.name).await?;
         let token = tx::next_token(&mut tx, current.as_ref()).await?;
         match (transition::acquire(current.as_ref(), &params, now, token), current) {
-            (AcquireDecision::Grant { lease, reason }, _) => {
+            (AcquireDecision::Grant { lease, reason, previous_end }, _) => {
                 tx::advance_token(&mut tx, token).await?;
                 tx::write_lease(&mut tx, &lease).await?;
-                tx::record_change(&mut tx, &lease, reason).await?;
+                tx::record_change(&mut tx, &lease, reason, previous_end).await?;
                 tx::commit(tx, &doing).await?;
                 Ok(AcquireOutcome::Acquired { lease, reason })
             }

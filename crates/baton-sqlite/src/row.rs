@@ -60,6 +60,7 @@ pub(crate) struct LeaderChangeRow {
     token: i64,
     at: i64,
     reason: String,
+    previous_end: Option<i64>,
 }
 
 impl LeaderChangeRow {
@@ -74,6 +75,7 @@ impl LeaderChangeRow {
             at: StoreTime::from_millis(self.at),
             reason: ChangeReason::parse(&self.reason)
                 .ok_or_else(|| corrupt("change reason", &self.reason))?,
+            previous_end: self.previous_end.map(StoreTime::from_millis),
         })
     }
 }

@@ -8,7 +8,9 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use baton_core::{ChangeReason, Error, ErrorKind, FencingToken, Lease, LeaseName, Result};
+use baton_core::{
+    ChangeReason, Error, ErrorKind, FencingToken, Lease, LeaseName, Result, StoreTime,
+};
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
@@ -150,6 +152,7 @@ pub(crate) async fn record_change(
     conn: &mut SqliteConnection,
     lease: &Lease,
     reason: ChangeReason,
+    previous_end: Option<StoreTime>,
 ) -> Result<()> {
     let holder = lease.holder.as_ref().ok_or_else(|| internal("a granted lease has no holder"))?;
     sqlx::query(include_str!("../queries/leader_change_insert.sql"))
@@ -158,6 +161,7 @@ pub(crate) async fn record_change(
         .bind(lease.token.to_store())
         .bind(lease.acquired_at.as_millis())
         .bind(reason.as_str())
+        .bind(previous_end.map(StoreTime::as_millis))
         .execute(conn)
         .await
         .map_err(|err| from_sqlx(&format!("recording the leader change of {}", lease.name), err))?;

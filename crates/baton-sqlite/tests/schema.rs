@@ -73,6 +73,7 @@ async fn migrations_are_idempotent_and_recorded_in_a_prefixed_table() {
             "baton_node_changes",
             "baton_nodes",
             "baton_partitions",
+            "baton_pruned",
             "baton_schema_migrations"
         ]
     );

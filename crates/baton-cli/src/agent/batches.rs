@@ -25,7 +25,7 @@ pub fn partitioned_job(batch: &CommandBatch, runner: Runner) -> PartitionedJob {
         async move { Ok(specs.to_vec()) }
     };
     let handler = move |ctx: PartitionContext| {
-        let command = command.clone();
+        let (command, runner) = (command.clone(), runner.clone());
         async move { run(&runner, &command, &ctx).await }
     };
     PartitionedJob::new(batch.name.clone(), partitioner, handler).strategy(batch.strategy)

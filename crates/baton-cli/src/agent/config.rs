@@ -32,6 +32,8 @@ pub struct AgentConfig {
     pub backend: String,
     /// The lease store's URL, when leases are kept apart from the state (such as in Redis).
     pub lease_backend: Option<String>,
+    /// Whether commands get the store's URL as `BATON_BACKEND`.
+    pub pass_backend: bool,
     /// This node's id in the cluster.
     pub node: NodeId,
     /// The same id as the holder of leader leases and the runner of executions.

@@ -21,7 +21,7 @@ pub fn builder(name: &str, schedule: &ScheduleSpec) -> JobBuilder {
 pub fn command_job(job: &CommandJob, runner: Runner) -> baton::Result<Job> {
     let command = Arc::new(job.command.clone());
     builder(job.name.as_str(), &job.schedule).policy(job.policy).handler(move |ctx: JobContext| {
-        let command = command.clone();
+        let (command, runner) = (command.clone(), runner.clone());
         async move { run(&runner, &command, &ctx).await }
     })
 }

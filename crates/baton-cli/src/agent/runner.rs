@@ -14,10 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::CommandSpec;
 use super::lines::LineSplitter;
 use super::tail::OutputTail;
-use crate::process::{self, GroupChild};
-
-/// Variables of the agent's own environment that its commands never see.
-const PRIVATE_VARIABLES: [&str; 2] = ["BATON_ADMIN_TOKEN", "BATON_READ_TOKEN"];
+use crate::process::{self, GroupChild, PRIVATE_VARIABLES};
 
 /// Why a command could not run.
 #[derive(Debug, thiserror::Error)]
@@ -76,12 +73,15 @@ pub fn describe(status: ExitStatus) -> String {
 }
 
 /// Runs commands with the agent's output limit and kill grace.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Runner {
     /// Bytes of output kept.
     pub output_limit: usize,
     /// Time between SIGTERM and SIGKILL when a command is stopped.
     pub kill_grace: Duration,
+    /// The store's URL, handed to commands as `BATON_BACKEND` when `pass_backend` is set;
+    /// `None` keeps it from them.
+    pub backend: Option<String>,
 }
 
 impl Runner {
@@ -97,6 +97,12 @@ impl Runner {
     ) -> Result<Finished, RunError> {
         let program = spec.argv[0].clone();
         let mut command = process::command(&program);
+        for name in PRIVATE_VARIABLES {
+            command.env_remove(name);
+        }
+        if let Some(url) = &self.backend {
+            command.env("BATON_BACKEND", url);
+        }
         command
             .args(&spec.argv[1..])
             .envs(&spec.env)
@@ -104,9 +110,6 @@ impl Runner {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        for name in PRIVATE_VARIABLES {
-            command.env_remove(name);
-        }
         if let Some(dir) = &spec.working_dir {
             command.current_dir(dir);
         }

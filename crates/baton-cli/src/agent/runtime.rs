@@ -42,12 +42,15 @@ pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
     }
     let (node, mut requests) = AgentNode::new(config.node.to_string());
     let http = Http::start(&config.http, backend.clone(), node.clone()).await?;
-    let runner =
-        Runner { output_limit: config.output_limit, kill_grace: config.timing.kill_grace() };
+    let runner = Runner {
+        output_limit: config.output_limit,
+        kill_grace: config.timing.kill_grace(),
+        backend: config.pass_backend.then(|| config.backend.clone()),
+    };
     let mut cluster =
         Cluster::builder(backend.leases(), backend.cluster()).config(config.cluster(host));
     for batch in &config.batches {
-        cluster = cluster.partitioned(partitioned_job(batch, runner));
+        cluster = cluster.partitioned(partitioned_job(batch, runner.clone()));
     }
     let cluster = match cluster.start().await.context("joining the cluster") {
         Ok(cluster) => Arc::new(cluster),
@@ -129,7 +132,7 @@ async fn start_scheduler(
     let mut scheduler =
         Scheduler::builder(backend.leases(), backend.jobs()).config(config.scheduler());
     for job in &config.jobs {
-        scheduler = scheduler.job(command_job(job, runner)?);
+        scheduler = scheduler.job(command_job(job, runner.clone())?);
     }
     for batch in &config.batches {
         if let Some(schedule) = &batch.schedule {

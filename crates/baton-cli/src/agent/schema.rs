@@ -18,6 +18,8 @@ pub struct RawConfig {
     pub backend: Option<String>,
     /// The lease store's URL, when leases are kept apart from the state.
     pub lease_backend: Option<String>,
+    /// Whether commands get the store's URL as `BATON_BACKEND`.
+    pub pass_backend: Option<bool>,
     /// This node's id.
     pub node_id: Option<String>,
     /// How long a shutdown waits for running commands.

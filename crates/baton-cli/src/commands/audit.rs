@@ -28,7 +28,8 @@ pub async fn run(args: AuditArgs, output: Output) -> anyhow::Result<ExitCode> {
         None => all_jobs(&*store, None).await?,
     };
     let executions = executions_for_audit(&*store, job, since, until).await?;
-    let report = audit(&jobs, &executions, since, until, args.late_after);
+    let pruned = store.job_pruned_through().await?;
+    let report = audit(&jobs, &executions, &pruned, since, until, args.late_after);
     let code = if report.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(UNCLEAN) };
     if output == Output::Json {
         print_json(&AuditView::of(&report, since, until))?;
@@ -38,6 +39,7 @@ pub async fn run(args: AuditArgs, output: Output) -> anyhow::Result<ExitCode> {
     println!("  expected fires      {}", report.expected);
     println!("  ran                 {}", report.ran);
     println!("  skipped or missed   {} (recorded with their policy and reason)", report.explained);
+    println!("  pruned              {} (records deleted by retention)", report.pruned);
     println!("  duplicates          {}", report.duplicates.len());
     println!("  missing             {}", report.missing.len());
     println!(

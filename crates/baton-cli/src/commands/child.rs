@@ -19,7 +19,8 @@ pub struct Outcome {
     pub lease_lost: bool,
 }
 
-/// Runs `argv` in its own process group with `env` added, until it exits. If the lease is
+/// Runs `argv` in its own process group with `env` added (and baton's private variables
+/// removed, see [`process::PRIVATE_VARIABLES`]), until it exits. If the lease is
 /// lost, the group gets SIGTERM and, `kill_after` later, SIGKILL. SIGTERM and SIGINT sent to
 /// this process are forwarded to the group, and the lease is kept while the command finishes.
 pub async fn run(
@@ -30,6 +31,9 @@ pub async fn run(
 ) -> anyhow::Result<Outcome> {
     let (program, args) = argv.split_first().context("no command given after --")?;
     let mut command = process::command(program);
+    for name in process::PRIVATE_VARIABLES {
+        command.env_remove(name);
+    }
     command.args(args).envs(env.iter().map(|(k, v)| (*k, v)));
     let mut child =
         GroupChild::spawn(&mut command).with_context(|| format!("cannot run {program:?}"))?;

@@ -79,6 +79,9 @@ pub async fn run(args: ExecArgs) -> anyhow::Result<ExitCode> {
     let token = recorded.as_ref().and_then(|e| e.token).unwrap_or(guard.token());
     let mut env =
         vec![("BATON_FENCING_TOKEN", token.to_string()), ("BATON_LEASE", name.to_string())];
+    if args.pass_backend {
+        env.push(("BATON_BACKEND", args.backend.backend.clone()));
+    }
     let beating = CancellationToken::new();
     if let (Some(fire), Some(execution)) = (&fire, &recorded) {
         env.extend(fire.env(execution));

@@ -61,9 +61,16 @@ impl Site {
 
     /// Starts `baton agent --config FILE`, logging at info into `FILE.log`.
     pub fn start(&self, file: &str) -> Agent {
+        self.start_with(file, &[])
+    }
+
+    /// Starts `baton agent --config FILE` with the variables `vars` set, logging at info into
+    /// `FILE.log`.
+    pub fn start_with(&self, file: &str, vars: &[(&str, &str)]) -> Agent {
         let log = self.path(&format!("{file}.log"));
         let child = self
             .baton(&["agent", "--config", file])
+            .envs(vars.iter().copied())
             .env("BATON_LOG", "info")
             .env("BATON_LISTEN", "127.0.0.1:0")
             .stdin(Stdio::null())

@@ -19,6 +19,9 @@ pub struct AuditReport {
     pub ran: u64,
     /// Expected fires recorded as skipped or missed, with the policy's reason.
     pub explained: u64,
+    /// Expected fires with no record, at or before the instant up to which retention deleted
+    /// the job's records: their record is gone, so the audit cannot judge them.
+    pub pruned: u64,
     /// Fires that ran more than once at the same time, or succeeded more than once.
     pub duplicates: Vec<Finding>,
     /// Expected fires with no record at all.
@@ -55,10 +58,14 @@ pub struct Finding {
 /// A fire is a duplicate when two of its attempts succeeded, or when two attempts ran at
 /// the same time (overlapping start-to-finish intervals, a still-running attempt counting as
 /// open-ended). It is missing when nothing records it and no skipped or missed record covers
-/// it. It is late when its first start came more than `late_after` after its instant.
+/// it, and no record of the job was deleted by retention at or after its instant (`pruned`,
+/// what [`JobStore::job_pruned_through`](super::JobStore::job_pruned_through) answers): such a
+/// fire is counted as pruned instead. It is late when its first start came more than
+/// `late_after` after its instant.
 pub fn audit(
     jobs: &[Job],
     executions: &[Execution],
+    pruned: &[(JobName, StoreTime)],
     since: StoreTime,
     until: StoreTime,
     late_after: Duration,
@@ -76,6 +83,7 @@ pub fn audit(
     }
     let covered: HashMap<&JobName, BTreeMap<StoreTime, StoreTime>> =
         ranges.into_iter().map(|(job, ranges)| (job, disjoint(ranges))).collect();
+    let pruned: HashMap<&JobName, StoreTime> = pruned.iter().map(|(job, at)| (job, *at)).collect();
     let mut report = AuditReport { jobs: jobs.len(), ..AuditReport::default() };
     for job in jobs {
         let name = job.name();
@@ -86,6 +94,9 @@ pub fn audit(
             match by_fire.get(&(name, at)) {
                 Some(attempts) => judge(&mut report, name, at, attempts, late_after),
                 None if is_covered(covered.get(name), at) => report.explained += 1,
+                None if pruned.get(name).is_some_and(|through| at <= *through) => {
+                    report.pruned += 1
+                }
                 None => report.missing.push(Finding {
                     job: name.clone(),
                     scheduled_at: at,
@@ -241,7 +252,8 @@ mod tests {
     fn a_clean_record_has_every_fire_once() {
         let records: Vec<Execution> =
             (0..5).map(|s| ran(s, s, 1, ExecutionStatus::Succeeded, 5, Some(50))).collect();
-        let report = audit(&[every_second()], &records, t(0), t(5), Duration::from_millis(100));
+        let report =
+            audit(&[every_second()], &records, &[], t(0), t(5), Duration::from_millis(100));
         assert_eq!((report.expected, report.ran), (5, 5));
         assert!(report.is_clean(), "{report:?}");
         assert!(report.late.is_empty());
@@ -257,7 +269,8 @@ mod tests {
             ran(4, 1, 2, ExecutionStatus::Running, 400, None),
             ran(5, 3, 1, ExecutionStatus::Succeeded, 900, Some(950)),
         ];
-        let report = audit(&[every_second()], &records, t(0), t(4), Duration::from_millis(100));
+        let report =
+            audit(&[every_second()], &records, &[], t(0), t(4), Duration::from_millis(100));
         let dup: Vec<StoreTime> = report.duplicates.iter().map(|f| f.scheduled_at).collect();
         assert_eq!(dup, vec![t(0), t(1)], "{report:?}");
         let missing: Vec<StoreTime> = report.missing.iter().map(|f| f.scheduled_at).collect();
@@ -274,7 +287,7 @@ mod tests {
         range.covers_through = Some(t(2));
         range.covers_count = 3;
         let records = vec![range, ran(2, 3, 1, ExecutionStatus::Succeeded, 5, Some(9))];
-        let report = audit(&[every_second()], &records, t(0), t(5), Duration::from_secs(1));
+        let report = audit(&[every_second()], &records, &[], t(0), t(5), Duration::from_secs(1));
         assert_eq!((report.expected, report.explained, report.ran), (5, 3, 1));
         assert_eq!(report.missing.len(), 1, "t(4) has no record");
     }
@@ -288,9 +301,21 @@ mod tests {
             range
         };
         let records = vec![range(1, 0, 4), range(2, 1, 2)];
-        let report = audit(&[every_second()], &records, t(0), t(5), Duration::from_secs(1));
+        let report = audit(&[every_second()], &records, &[], t(0), t(5), Duration::from_secs(1));
         assert_eq!((report.expected, report.explained), (5, 5), "{report:?}");
         assert!(report.is_clean(), "{report:?}");
+    }
+
+    #[test]
+    fn fires_whose_records_retention_deleted_are_pruned_not_missing() {
+        let records: Vec<Execution> =
+            (3..6).map(|s| ran(s, s, 1, ExecutionStatus::Succeeded, 5, Some(9))).collect();
+        let job = every_second();
+        let pruned = [(job.name().clone(), t(1))];
+        let report = audit(&[job], &records, &pruned, t(0), t(6), Duration::from_secs(1));
+        assert_eq!((report.expected, report.ran, report.pruned), (6, 3, 2), "{report:?}");
+        let missing: Vec<StoreTime> = report.missing.iter().map(|f| f.scheduled_at).collect();
+        assert_eq!(missing, vec![t(2)], "after the watermark a fire without record is missing");
     }
 
     #[test]
@@ -298,7 +323,7 @@ mod tests {
         let mut job = every_second();
         job.created_at = t(2);
         let records = vec![ran(1, 3, 1, ExecutionStatus::Succeeded, 5, Some(9))];
-        let report = audit(&[job], &records, t(0), t(4), Duration::from_secs(1));
+        let report = audit(&[job], &records, &[], t(0), t(4), Duration::from_secs(1));
         assert_eq!(report.expected, 1);
         assert!(report.is_clean(), "{report:?}");
     }

@@ -318,6 +318,13 @@ pub trait JobStore: Send + Sync + 'static {
     /// scheduler leader continues where the last one stopped.
     async fn job_last_fires(&self) -> Result<Vec<(JobName, StoreTime)>>;
 
+    /// How far retention has deleted each job's record of its schedule: per job, the greatest
+    /// instant (a missed run counting through its last) of the schedule, retry and external
+    /// executions [`prune`](JobStore::prune) deleted. Only ever rises; a job retention never
+    /// pruned is absent. An audit cannot tell a fire at or before it that was never recorded
+    /// from one whose record was deleted, and reports such fires as pruned, not missing.
+    async fn job_pruned_through(&self) -> Result<Vec<(JobName, StoreTime)>>;
+
     /// Records fires and missed runs; one whose instants are already accounted for is left
     /// out (see [`RecordFiresParams`]).
     async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded>;
@@ -363,7 +370,9 @@ pub trait JobStore: Send + Sync + 'static {
     /// Lists executions by id.
     async fn execution_list(&self, params: ExecutionListParams) -> Result<Page<Execution>>;
 
-    /// Deletes finished executions the job's retention no longer keeps; returns how many.
+    /// Deletes finished executions the job's retention no longer keeps, and raises the job's
+    /// [pruned watermark](JobStore::job_pruned_through) over the ones of its schedule in the
+    /// same transaction; returns how many were deleted.
     async fn prune(&self, params: PruneParams) -> Result<u64>;
 
     /// Subscribes to due wake-ups; `None` when the backend cannot notify.

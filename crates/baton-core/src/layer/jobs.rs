@@ -39,6 +39,10 @@ impl<L: Layer> JobStore for Layered<dyn JobStore, L> {
         self.through("job_last_fires", self.inner.job_last_fires()).await
     }
 
+    async fn job_pruned_through(&self) -> Result<Vec<(JobName, StoreTime)>> {
+        self.through("job_pruned_through", self.inner.job_pruned_through()).await
+    }
+
     async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded> {
         self.through("record_fires", self.inner.record_fires(params)).await
     }

@@ -1,5 +1,7 @@
 //! Leader-change history (invariant I8): one record per acquisition.
 
+use std::time::Duration;
+
 use super::{FencingToken, HolderId, LeaseName};
 use crate::page::Cursor;
 use crate::time::StoreTime;
@@ -58,6 +60,17 @@ pub struct LeaderChange {
     pub at: StoreTime,
     /// Why the lease was free.
     pub reason: ChangeReason,
+    /// When the previous term ended, on the store's clock (see [`Lease::term_end`](super::Lease::term_end)); `None`
+    /// for a fresh lease, and for a change recorded before stores kept it.
+    pub previous_end: Option<StoreTime>,
+}
+
+impl LeaderChange {
+    /// How long the lease went without a live holder before this term: from the end of the
+    /// previous term to this term's start, both on the store's clock. `None` for a fresh lease.
+    pub fn failover(&self) -> Option<Duration> {
+        self.previous_end.map(|end| self.at.saturating_since(end))
+    }
 }
 
 /// Which part of the leader-change history to read.

@@ -62,6 +62,16 @@ impl Lease {
         self.holder.as_ref().filter(|_| self.expires_at > now)
     }
 
+    /// When this term ended as the leader-change history records it: the release (which sets
+    /// the expiry to its instant) when the lease was released, otherwise the holder's last
+    /// renewal, its last proof of life before the lease expired.
+    pub fn term_end(&self) -> StoreTime {
+        match self.released {
+            Some(_) => self.expires_at,
+            None => self.renewed_at,
+        }
+    }
+
     /// A one-word description of the lease's state at store time `now`.
     pub fn state_at(&self, now: StoreTime) -> &'static str {
         match (&self.holder, self.released) {

@@ -34,6 +34,8 @@ pub enum AcquireDecision {
         lease: Lease,
         /// Why the lease was free.
         reason: ChangeReason,
+        /// When the previous term ended ([`Lease::term_end`]); `None` for a fresh lease.
+        previous_end: Option<StoreTime>,
     },
     /// Refuse: the current record shows a live holder.
     Held,
@@ -70,6 +72,7 @@ pub fn acquire(
             released: None,
         },
         reason,
+        previous_end: current.map(Lease::term_end),
     }
 }
 
@@ -136,7 +139,7 @@ mod tests {
 
     fn granted(decision: AcquireDecision) -> (Lease, ChangeReason) {
         match decision {
-            AcquireDecision::Grant { lease, reason } => (lease, reason),
+            AcquireDecision::Grant { lease, reason, .. } => (lease, reason),
             AcquireDecision::Held => panic!("expected a grant"),
         }
     }
@@ -156,6 +159,27 @@ mod tests {
         let (next, reason) = granted(acquire(Some(&lease), &params("b"), t(10_000), token(2)));
         assert_eq!(reason, ChangeReason::ExpiredTakeover);
         assert_eq!(next.holder, Some(HolderId::new("b").unwrap()));
+    }
+
+    #[test]
+    fn a_grant_carries_when_the_previous_term_ended() {
+        let first = acquire(None, &params("a"), t(0), token(1));
+        let AcquireDecision::Grant { lease, previous_end: None, .. } = first else {
+            panic!("a fresh grant has no previous term: {first:?}")
+        };
+        let (name, holder) = (lease.name.clone(), HolderId::new("a").unwrap());
+        let renewal = RenewParams { name: name.clone(), holder: holder.clone(), token: token(1) };
+        let renewed = renew(Some(&lease), &renewal, t(4_000)).unwrap();
+        let taken = acquire(Some(&renewed), &params("b"), t(14_500), token(2));
+        let AcquireDecision::Grant { previous_end, .. } = taken else { panic!("{taken:?}") };
+        assert_eq!(previous_end, Some(t(4_000)), "an expired term ended at its last renewal");
+
+        let released =
+            release(Some(&renewed), &ReleaseParams { name, holder, token: token(1) }, t(6_000));
+        let released = released.unwrap();
+        let handed = acquire(Some(&released), &params("b"), t(6_040), token(2));
+        let AcquireDecision::Grant { previous_end, .. } = handed else { panic!("{handed:?}") };
+        assert_eq!(previous_end, Some(t(6_000)), "a released term ended at its release");
     }
 
     #[test]

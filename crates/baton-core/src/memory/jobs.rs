@@ -47,7 +47,8 @@ use crate::time::{Clock, StoreTime, SystemClock};
 ///   id: succeeded ones beyond `keep_succeeded` and others beyond `keep_failed` go, and so does
 ///   any finished more than `max_age` ago. The record with the greatest scheduled instant and
 ///   the record [`job_last_fires`](JobStore::job_last_fires) reads are always kept, and live
-///   executions are never deleted.
+///   executions are never deleted. The job's pruned watermark rises to the greatest instant
+///   (through the last of a missed run) of the deleted schedule, retry and external records.
 ///
 /// Everything sits behind one mutex, so this coordinates tasks of one process, not processes.
 pub struct MemoryJobStore {
@@ -111,6 +112,10 @@ impl JobStore for MemoryJobStore {
 
     async fn job_last_fires(&self) -> Result<Vec<(JobName, StoreTime)>> {
         Ok(self.lock().job_last_fires())
+    }
+
+    async fn job_pruned_through(&self) -> Result<Vec<(JobName, StoreTime)>> {
+        Ok(self.lock().job_pruned_through())
     }
 
     async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded> {

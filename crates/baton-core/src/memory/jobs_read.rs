@@ -46,6 +46,11 @@ impl Records {
             .collect()
     }
 
+    /// How far retention has deleted each job's record of its schedule.
+    pub(super) fn job_pruned_through(&self) -> Vec<(JobName, StoreTime)> {
+        self.pruned_through.iter().map(|(job, through)| (job.clone(), *through)).collect()
+    }
+
     /// The earliest due instant of the scheduled executions of `jobs` (of any job when empty).
     pub(super) fn next_due(&self, jobs: &[JobName]) -> Option<StoreTime> {
         self.executions
@@ -60,6 +65,12 @@ impl Records {
     /// retention no longer keeps; returns how many.
     pub(super) fn prune(&mut self, params: PruneParams, now: StoreTime) -> u64 {
         let doomed = self.prunable(&params, now);
+        let through =
+            doomed.iter().filter_map(|id| self.executions.get(id)).filter_map(audit_mark).max();
+        if let Some(through) = through {
+            let mark = self.pruned_through.entry(params.job.clone()).or_insert(through);
+            *mark = through.max(*mark);
+        }
         for id in &doomed {
             self.remove(*id);
         }
@@ -106,6 +117,14 @@ fn fire_mark(execution: &Execution) -> Option<StoreTime> {
         execution
             .covers_through
             .map_or(execution.scheduled_at, |through| through.max(execution.scheduled_at))
+    })
+}
+
+/// The last instant an execution of the schedule (a fire, its retry, or an external trigger of
+/// it) accounts for: what an audit loses when its record is deleted.
+fn audit_mark(execution: &Execution) -> Option<StoreTime> {
+    matches!(execution.trigger, Trigger::Schedule | Trigger::Retry | Trigger::External).then(|| {
+        execution.covers_through.map_or(execution.scheduled_at, |t| t.max(execution.scheduled_at))
     })
 }
 

@@ -24,6 +24,8 @@ pub(super) struct Records {
     fires: HashMap<(JobName, FireKey), BTreeMap<u32, i64>>,
     /// The ids of every job's executions.
     by_job: HashMap<JobName, BTreeSet<i64>>,
+    /// The greatest instant of each job's schedule whose record retention deleted.
+    pub(super) pruned_through: HashMap<JobName, StoreTime>,
     last_execution_id: i64,
     last_token: u64,
 }

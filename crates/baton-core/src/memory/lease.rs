@@ -63,7 +63,7 @@ impl LeaseStore for MemoryLeaseStore {
         let current = state.leases.get(&params.name);
         match transition::acquire(current, &params, now, next_token) {
             AcquireDecision::Held => Ok(AcquireOutcome::Held(current.cloned().expect("held"))),
-            AcquireDecision::Grant { lease, reason } => {
+            AcquireDecision::Grant { lease, reason, previous_end } => {
                 state.last_token = next_token.get();
                 let id = i64::try_from(state.history.len()).unwrap_or(i64::MAX) + 1;
                 state.history.push(LeaderChange {
@@ -73,6 +73,7 @@ impl LeaseStore for MemoryLeaseStore {
                     token: next_token,
                     at: now,
                     reason,
+                    previous_end,
                 });
                 state.leases.insert(lease.name.clone(), lease.clone());
                 Ok(AcquireOutcome::Acquired { lease, reason })

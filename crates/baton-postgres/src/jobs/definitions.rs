@@ -1,13 +1,16 @@
-//! Job definitions and controls: register, read, list, pause, skip-next, and where each job's
-//! fires stopped.
+//! Job definitions and controls: register, read, list, pause, skip-next, where each job's
+//! fires stopped, and how far retention pruned them.
 
 use baton_core::job::JobListParams;
 use baton_core::page::check_page_size;
 use baton_core::{Cursor, Job, JobDefinition, JobName, Page, Result, StoreTime};
 
 use super::{PostgresJobStore, internal, millis, not_registered};
+use sqlx::postgres::PgRow;
+
 use crate::queries::{
-    JOB_GET, JOB_LAST_FIRES, JOB_LIST, JOB_SET_PAUSED, JOB_SKIP_THROUGH, JOB_UPSERT,
+    JOB_GET, JOB_LAST_FIRES, JOB_LIST, JOB_PRUNED_THROUGH, JOB_SET_PAUSED, JOB_SKIP_THROUGH,
+    JOB_UPSERT,
 };
 use crate::row;
 
@@ -95,16 +98,31 @@ impl PostgresJobStore {
                 "reading the last fire of every job".to_string()
             })
             .await?;
-        rows.iter()
-            .map(|found| {
-                let name = row::text(found, "job")?;
-                let name = JobName::new(&name).map_err(|_| {
-                    internal(format!("unexpected job name {name:?} stored in PostgreSQL"))
-                })?;
-                let last = row::instant(found, "last_fire")?
-                    .ok_or_else(|| internal(format!("job {name} has no last fire")))?;
-                Ok((name, last))
-            })
-            .collect()
+        named_instants(&rows, "last_fire")
     }
+
+    pub(super) async fn pruned_through(&self) -> Result<Vec<(JobName, StoreTime)>> {
+        let rows = self
+            .connections
+            .fetch_all(sqlx::query(JOB_PRUNED_THROUGH), || {
+                "reading how far retention pruned each job".to_string()
+            })
+            .await?;
+        named_instants(&rows, "through")
+    }
+}
+
+/// Rows of a job's name (`job`) and an instant (`column`).
+fn named_instants(rows: &[PgRow], column: &str) -> Result<Vec<(JobName, StoreTime)>> {
+    rows.iter()
+        .map(|found| {
+            let name = row::text(found, "job")?;
+            let name = JobName::new(&name).map_err(|_| {
+                internal(format!("unexpected job name {name:?} stored in PostgreSQL"))
+            })?;
+            let at = row::instant(found, column)?
+                .ok_or_else(|| internal(format!("job {name} has no {column}")))?;
+            Ok((name, at))
+        })
+        .collect()
 }

@@ -95,6 +95,10 @@ impl JobStore for PostgresJobStore {
         self.last_fires().await
     }
 
+    async fn job_pruned_through(&self) -> Result<Vec<(JobName, StoreTime)>> {
+        self.pruned_through().await
+    }
+
     async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded> {
         self.record(params).await
     }

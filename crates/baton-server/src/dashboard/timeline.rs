@@ -1,11 +1,12 @@
 //! A lease's recent leader terms laid out in time, from the first shown to now: who held it,
 //! when its holder went silent before a failover, and when nobody held it.
 //!
-//! The history records when each term began. How long a failover took is known only in part:
-//! a holder whose lease expired had not renewed it for at least its time to live when the
-//! next holder took over (the lease's current TTL is taken as the one it had), so that much
-//! of the time before the takeover is drawn as a failover, a lower bound. The latest term's
-//! end is known exactly from the lease record: its last renewal, and its expiry or release.
+//! The history records when each term began and, with a takeover, when the term before it ended
+//! (its last renewal) on the store's clock: the failover is drawn from that instant. Records
+//! written before stores kept that instant give only a lower bound: a holder whose lease
+//! expired had not renewed it for at least its time to live (the lease's current TTL is taken
+//! as the one it had). The latest term's end is known exactly from the lease record: its last
+//! renewal, and its expiry or release.
 
 use baton::{ChangeReason, LeaderChange, Lease, StoreTime};
 
@@ -74,12 +75,10 @@ impl Timeline {
             };
             let held_until = held_until.max(change.at);
             let held = held_until.saturating_since(change.at);
+            let next_known = changes.get(i + 1).is_some_and(|next| next.previous_end.is_some());
+            let silent_next = after.first().is_some_and(|s| s.kind == Kind::Silent);
             let bound =
-                if after.first().is_some_and(|s| s.kind == Kind::Silent) && i + 1 < changes.len() {
-                    "at most "
-                } else {
-                    ""
-                };
+                if silent_next && i + 1 < changes.len() && !next_known { "at most " } else { "" };
             timeline.terms.push(Term {
                 holder: holder.clone(),
                 token: change.token.to_string(),
@@ -101,8 +100,8 @@ impl Timeline {
                 ),
             });
             if let (Some(silent), Some(_)) = (after.first(), changes.get(i + 1)) {
-                failover =
-                    format!("at least {}", duration(silent.end.saturating_since(silent.start)));
+                let lasted = duration(silent.end.saturating_since(silent.start));
+                failover = if next_known { lasted } else { format!("at least {lasted}") };
             }
             timeline.stretches.extend(after);
         }
@@ -121,14 +120,19 @@ fn before_next(
         return (next.at, Vec::new());
     }
     let ttl = i64::try_from(lease.ttl.as_millis()).unwrap_or(i64::MAX);
-    let silent_from =
-        StoreTime::from_millis(next.at.as_millis().saturating_sub(ttl)).max(change.at);
+    let (silent_from, at_least) = match next.previous_end {
+        Some(end) => (end.max(change.at), ""),
+        None => (
+            StoreTime::from_millis(next.at.as_millis().saturating_sub(ttl)).max(change.at),
+            "at least ",
+        ),
+    };
     let silent = Stretch {
         kind: Kind::Silent,
         start: silent_from,
         end: next.at,
         title: format!(
-            "failover: {} had not renewed the lease for at least {} when {} took over at {}",
+            "failover: {} had not renewed the lease for {at_least}{} when {} took over at {}",
             change.holder,
             duration(next.at.saturating_since(silent_from)),
             next.holder,
@@ -194,6 +198,7 @@ mod tests {
             token: FencingToken::new(id as u64).unwrap(),
             at: StoreTime::from_millis(at),
             reason,
+            previous_end: None,
         }
     }
 
@@ -267,6 +272,24 @@ mod tests {
         let early = [changes[0].clone(), change(2, "b", 4_000, ChangeReason::ExpiredTakeover)];
         let timeline = lay_out(&early, lease(2, "b", 4_000, None), 5_000);
         assert_eq!(spans(&timeline)[..2], [(Kind::Held(0), 0, 0), (Kind::Silent, 0, 4_000)]);
+    }
+
+    #[test]
+    fn a_takeover_that_records_the_previous_end_shows_the_failover_exactly() {
+        let mut takeover = change(2, "b", 60_000, ChangeReason::ExpiredTakeover);
+        takeover.previous_end = Some(StoreTime::from_millis(47_000));
+        let changes = [change(1, "a", 0, ChangeReason::Fresh), takeover];
+        let timeline = lay_out(&changes, lease(2, "b", 61_000, None), 62_000);
+        assert_eq!(
+            spans(&timeline),
+            [
+                (Kind::Held(0), 0, 47_000),
+                (Kind::Silent, 47_000, 60_000),
+                (Kind::Held(1), 60_000, 62_000)
+            ]
+        );
+        assert_eq!(timeline.terms[0].length, "47 s");
+        assert_eq!(timeline.terms[1].failover, "13 s");
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub(crate) struct Exposition {
 pub(crate) enum Kind {
     Gauge,
     Counter,
+    Histogram,
 }
 
 impl Exposition {
@@ -21,6 +22,7 @@ impl Exposition {
         let kind = match kind {
             Kind::Gauge => "gauge",
             Kind::Counter => "counter",
+            Kind::Histogram => "histogram",
         };
         let _ = writeln!(self.text, "# HELP {name} {help}");
         let _ = writeln!(self.text, "# TYPE {name} {kind}");

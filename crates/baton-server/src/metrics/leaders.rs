@@ -3,21 +3,18 @@
 //! Each scrape reads the leader-change history written since the previous scrape (the first
 //! scrape starts at the end of the history), then the lease records. A failover is a leader
 //! change that replaced a previous term (reason `expired_takeover`, `handover` or
-//! `forced_release`); its duration is the time from the end of the previous term to the
-//! change: `at` of the change minus the previous term's `expires_at` as the last scrape read
-//! it (a release sets `expires_at` to the instant of the release; an expired lease keeps its
-//! expiry). When the previous holder renewed after that read, its term really ended later,
-//! so the duration is an upper bound, off by at most the time between that scrape and the
-//! holder's last renewal; it is exact when the scrape read the lease free. A negative gap (a
-//! lease released before the expiry last read) counts as zero. A term that began and ended
-//! between two scrapes has no end on record, so the change after it is not measured.
+//! `forced_release`); its duration comes from the record: the change's `at` minus the end of
+//! the previous term stored with it ([`LeaderChange::failover`]: the previous holder's last
+//! renewal when its lease expired, the release when it was released), both on the store's
+//! clock. A change recorded before stores kept the previous term's end is counted but not
+//! measured.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use baton::core::lease::ChangeReason;
 use baton::{Cursor, HistoryParams, LeaderChange, Lease, LeaseStore, Result, StoreTime};
 
 use super::exposition::{Exposition, Kind};
+use super::histogram::Histogram;
 use crate::tail::{Hint, LeaderChanges, ceiling};
 
 /// The most history pages one scrape reads; the rest waits for the next scrape.
@@ -25,13 +22,10 @@ const MAX_PAGES: usize = 10;
 /// Records per history page.
 const PAGE: u32 = 1000;
 
-/// The term of a lease as far as the scrapes have seen it.
-#[derive(Debug, Clone, Copy)]
-struct Term {
-    token: u64,
-    /// The expiry last read while this term was current; `None` until a scrape reads it.
-    end: Option<StoreTime>,
-}
+/// Bucket bounds of failover durations, in seconds: a handover takes milliseconds, a crash
+/// about the TTL plus the retry period (11 s by default).
+const FAILOVER_BUCKETS: &[f64] =
+    &[0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0];
 
 /// What the lease metrics remember between scrapes.
 #[derive(Debug, Default)]
@@ -40,10 +34,8 @@ pub(crate) struct LeaderMemory {
     cursor: Option<Cursor>,
     /// Leader changes seen since the first scrape, by lease and reason.
     changes: BTreeMap<(String, &'static str), u64>,
-    /// The latest term seen of every lease.
-    terms: HashMap<String, Term>,
-    /// The latest failover duration measured for every lease, in seconds.
-    failovers: BTreeMap<String, f64>,
+    /// The failovers of every lease measured since the first scrape, in seconds.
+    failovers: BTreeMap<String, Histogram>,
 }
 
 impl LeaderMemory {
@@ -52,9 +44,6 @@ impl LeaderMemory {
         self.read_history(store).await?;
         let now = store.now().await?;
         let leases = store.list().await?;
-        for lease in &leases {
-            self.observe(lease);
-        }
         self.render(&leases, now, out);
         Ok(())
     }
@@ -84,25 +73,10 @@ impl LeaderMemory {
     fn on_change(&mut self, change: &LeaderChange) {
         let lease = change.lease.to_string();
         *self.changes.entry((lease.clone(), change.reason.as_str())).or_default() += 1;
-        let token = change.token.get();
-        match self.terms.get(&lease) {
-            Some(term) if token <= term.token => return,
-            Some(term) if change.reason != ChangeReason::Fresh => {
-                if let Some(end) = term.end {
-                    let gap = change.at.saturating_since(end).as_secs_f64();
-                    self.failovers.insert(lease.clone(), gap);
-                }
-            }
-            _ => {}
-        }
-        self.terms.insert(lease, Term { token, end: None });
-    }
-
-    fn observe(&mut self, lease: &Lease) {
-        let token = lease.token.get();
-        let term = self.terms.entry(lease.name.to_string()).or_insert(Term { token, end: None });
-        if token >= term.token {
-            *term = Term { token, end: Some(lease.expires_at) };
+        if let Some(failover) = change.failover() {
+            let histogram =
+                self.failovers.entry(lease).or_insert_with(|| Histogram::new(FAILOVER_BUCKETS));
+            histogram.observe(failover.as_secs_f64());
         }
     }
 
@@ -146,11 +120,12 @@ impl LeaderMemory {
         }
         out.family(
             "baton_lease_failover_seconds",
-            Kind::Gauge,
-            "The latest failover of each lease: from the end of the previous term to the new one.",
+            Kind::Histogram,
+            "Failovers recorded since this server's first scrape, by lease: from the end of the \
+             previous term (last renewal, or release) to the new term's start, store clock.",
         );
-        for (lease, seconds) in &self.failovers {
-            out.sample("baton_lease_failover_seconds", &[("lease", lease.as_str())], *seconds);
+        for (lease, failovers) in &self.failovers {
+            failovers.render(out, "baton_lease_failover_seconds", &[("lease", lease.as_str())]);
         }
     }
 }

@@ -7,6 +7,7 @@
 mod cluster;
 mod collector;
 mod exposition;
+mod histogram;
 mod leaders;
 
 use std::sync::OnceLock;

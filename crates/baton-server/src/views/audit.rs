@@ -21,6 +21,8 @@ pub struct AuditView {
     pub ran: u64,
     /// Expected fires recorded as skipped or missed, with their policy's reason.
     pub explained: u64,
+    /// Expected fires whose record retention deleted: not judged.
+    pub pruned: u64,
     /// Fires that ran more than once at the same time, or succeeded more than once.
     pub duplicates: Vec<FindingView>,
     /// Expected fires with no record at all.
@@ -44,6 +46,7 @@ impl AuditView {
             expected: report.expected,
             ran: report.ran,
             explained: report.explained,
+            pruned: report.pruned,
             duplicates: findings(&report.duplicates),
             missing: findings(&report.missing),
             late: findings(&report.late),

@@ -103,10 +103,25 @@ pub(super) async fn last_fires(read: &SqlitePool) -> Result<Vec<(JobName, StoreT
         .fetch_all(read)
         .await
         .map_err(|err| from_sqlx("reading the last fire of every job", err))?;
+    named_instants(rows)
+}
+
+/// How far retention has deleted each job's record of its schedule.
+pub(super) async fn pruned_through(read: &SqlitePool) -> Result<Vec<(JobName, StoreTime)>> {
+    let rows: Vec<(String, i64)> =
+        sqlx::query_as(include_str!("../../queries/job_pruned_through.sql"))
+            .fetch_all(read)
+            .await
+            .map_err(|err| from_sqlx("reading how far retention pruned each job", err))?;
+    named_instants(rows)
+}
+
+/// Rows of a job's name and an instant, as read.
+fn named_instants(rows: Vec<(String, i64)>) -> Result<Vec<(JobName, StoreTime)>> {
     rows.into_iter()
-        .map(|(name, last)| {
+        .map(|(name, at)| {
             let job = JobName::new(&name).map_err(|_| corrupt("job name", &name))?;
-            Ok((job, StoreTime::from_millis(last)))
+            Ok((job, StoreTime::from_millis(at)))
         })
         .collect()
 }

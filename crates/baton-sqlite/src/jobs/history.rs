@@ -55,7 +55,7 @@ pub(super) async fn list(
 }
 
 /// Deletes up to `batch` finished executions of one job that the retention no longer keeps,
-/// oldest first, in one statement. A job without such executions (or not registered) has
+/// oldest first, in one statement, and raises the job's pruned watermark over them. A job without such executions (or not registered) has
 /// nothing to delete.
 pub(super) async fn prune(inner: &Inner, params: PruneParams) -> Result<u64> {
     if params.batch == 0 {
@@ -66,19 +66,28 @@ pub(super) async fn prune(inner: &Inner, params: PruneParams) -> Result<u64> {
     let now = inner.now();
     let retention = params.retention;
     let cutoff = now.as_millis().saturating_sub(duration_millis(retention.max_age));
-    let done = sqlx::query(include_str!("../../queries/execution_prune.sql"))
-        .bind(params.job.as_str())
-        .bind(i64::from(retention.keep_succeeded))
-        .bind(i64::from(retention.keep_failed))
-        .bind(cutoff)
-        .bind(i64::from(params.batch))
-        .execute(&mut *tx)
-        .await
-        .map_err(|err| from_sqlx(&doing, err))?;
-    if done.rows_affected() == 0 {
+    let deleted: Vec<Option<i64>> =
+        sqlx::query_scalar(include_str!("../../queries/execution_prune.sql"))
+            .bind(params.job.as_str())
+            .bind(i64::from(retention.keep_succeeded))
+            .bind(i64::from(retention.keep_failed))
+            .bind(cutoff)
+            .bind(i64::from(params.batch))
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(|err| from_sqlx(&doing, err))?;
+    if deleted.is_empty() {
         tx::finish_unchanged(tx).await;
-    } else {
-        tx::commit(tx, &doing).await?;
+        return Ok(0);
     }
-    Ok(done.rows_affected())
+    if let Some(through) = deleted.iter().flatten().max() {
+        sqlx::query(include_str!("../../queries/job_pruned_raise.sql"))
+            .bind(params.job.as_str())
+            .bind(through)
+            .execute(&mut *tx)
+            .await
+            .map_err(|err| from_sqlx(&doing, err))?;
+    }
+    tx::commit(tx, &doing).await?;
+    Ok(deleted.len() as u64)
 }

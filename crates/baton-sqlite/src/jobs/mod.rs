@@ -100,6 +100,10 @@ impl JobStore for SqliteJobStore {
         definitions::last_fires(&self.inner.read).await
     }
 
+    async fn job_pruned_through(&self) -> Result<Vec<(JobName, StoreTime)>> {
+        definitions::pruned_through(&self.inner.read).await
+    }
+
     async fn record_fires(&self, params: RecordFiresParams) -> Result<FiresRecorded> {
         fires::record(&self.inner, params).await
     }

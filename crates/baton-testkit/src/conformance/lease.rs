@@ -10,6 +10,7 @@ use baton_core::{
     RenewParams,
 };
 
+pub use super::lease_failover::a_leader_change_records_when_the_previous_term_ended;
 use super::{unique_holder, unique_name};
 
 /// How a suite reaches one backend.
@@ -37,6 +38,7 @@ macro_rules! lease_conformance {
             release_wakes_subscribers,
             history_pages_with_a_keyset_cursor,
             force_release_frees_a_held_lease,
+            a_leader_change_records_when_the_previous_term_ended,
             invalid_input_changes_nothing,
         );
     };

@@ -9,6 +9,7 @@ pub mod actions;
 pub mod cluster;
 pub mod jobs;
 pub mod lease;
+mod lease_failover;
 
 /// A lease name unique to this run, so cases can share one database.
 pub fn unique_name(prefix: &str) -> baton_core::LeaseName {

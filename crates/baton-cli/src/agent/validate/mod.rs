@@ -69,6 +69,7 @@ pub fn validate(raw: &RawConfig, context: &Context<'_>) -> Result<AgentConfig, P
             raw.lease_backend.as_deref(),
             context.env,
         )?,
+        pass_backend: raw.pass_backend.unwrap_or(false),
         node_generated: raw.node_id.is_none(),
         node,
         holder,

@@ -25,7 +25,8 @@ pub async fn verify(
         anyhow::bail!("no execution was recorded");
     };
     let until = baton::StoreTime::from_millis(last.as_millis() + 1);
-    let report = audit(&all_jobs, &executions, first, until, Duration::from_secs(2));
+    let pruned = jobs.job_pruned_through().await?;
+    let report = audit(&all_jobs, &executions, &pruned, first, until, Duration::from_secs(2));
     let (fires, writes): (i64, i64) =
         sqlx::query_as("SELECT count(*), coalesce(sum(writes), 0) FROM demo_ledger")
             .fetch_one(&mut *ledger)

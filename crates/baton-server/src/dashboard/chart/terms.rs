@@ -99,6 +99,7 @@ mod tests {
                 token: FencingToken::new(i as u64 + 1).unwrap(),
                 at: StoreTime::from_millis(i as i64 * 1_000),
                 reason: if i == 0 { ChangeReason::Fresh } else { ChangeReason::Handover },
+                previous_end: None,
             })
             .collect();
         let last = holders.len() as u64;

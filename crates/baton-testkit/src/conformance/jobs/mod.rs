@@ -12,6 +12,7 @@ mod finishing;
 mod history;
 mod overlap;
 mod records;
+mod retention;
 mod support;
 
 use std::sync::Arc;
@@ -24,6 +25,7 @@ pub use finishing::*;
 pub use history::*;
 pub use overlap::*;
 pub use records::*;
+pub use retention::*;
 pub use support::{RESCUE_STALE, unique_job};
 
 /// How a suite reaches one backend.
@@ -70,6 +72,7 @@ macro_rules! job_conformance {
             job_list_answers_what_changed_since,
             prune_keeps_by_retention_and_never_the_last_record,
             prune_deletes_by_age,
+            prune_keeps_how_far_it_deleted_for_the_audit,
             due_executions_wake_workers,
             bad_input_changes_nothing,
         );
