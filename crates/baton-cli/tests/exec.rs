@@ -154,8 +154,8 @@ fn bad_input_gets_one_line_and_changes_nothing() {
             "invalid duration \"5\"",
         ),
         (
-            vec!["exec", "--backend", &s.url, "--lock", "a", "--ttl", "5ms", "--", "true"],
-            "invalid TTL",
+            vec!["exec", "--backend", &s.url, "--lock", "a", "--ttl", "10ms", "--", "true"],
+            "invalid TTL 10ms: expected 1s to 30 days",
         ),
         (
             vec![

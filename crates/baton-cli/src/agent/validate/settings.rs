@@ -62,6 +62,7 @@ pub fn max_concurrent(key: &KeyPath, max: Option<u32>) -> Result<usize, Problem>
 pub fn timing(table: &KeyPath, raw: &RawTiming) -> Result<Timing, Problem> {
     let lease_ttl = optional_duration(&table.key("lease_ttl"), raw.lease_ttl.as_ref())?;
     if let Some(ttl) = lease_ttl {
+        crate::ttl::check(ttl).map_err(|message| Problem::at(&table.key("lease_ttl"), message))?;
         ElectorConfig::default()
             .with_ttl(ttl)
             .validate()
