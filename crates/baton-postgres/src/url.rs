@@ -1,5 +1,6 @@
 //! Parsing a `postgres://` URL into connection options, and describing it without secrets.
 
+use baton_core::echo::quoted;
 use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
 use sqlx::postgres::PgConnectOptions;
@@ -12,8 +13,8 @@ const EXPECTED: &str = "expected postgres://user:password@host:port/database";
 pub(crate) fn parse(url: &str) -> Result<PgConnectOptions> {
     if !SCHEMES.iter().any(|scheme| url.starts_with(scheme)) {
         return Err(Error::invalid_input(format!(
-            "invalid PostgreSQL URL {:?}: {EXPECTED}",
-            redact(url)
+            "invalid PostgreSQL URL {}: {EXPECTED}",
+            quoted(&redact(url))
         )));
     }
     let options = url.parse::<PgConnectOptions>().map_err(|err| {
@@ -22,8 +23,8 @@ pub(crate) fn parse(url: &str) -> Result<PgConnectOptions> {
             other => other.to_string(),
         };
         Error::invalid_input(format!(
-            "invalid PostgreSQL URL {:?}: {} ({EXPECTED})",
-            redact(url),
+            "invalid PostgreSQL URL {}: {} ({EXPECTED})",
+            quoted(&redact(url)),
             single_line(&cause)
         ))
     })?;

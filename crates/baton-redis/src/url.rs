@@ -1,5 +1,6 @@
 //! Parsing a `redis://` URL, and describing it and its errors without the password.
 
+use baton_core::echo::quoted;
 use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
 use redis::{ConnectionInfo, IntoConnectionInfo};
@@ -35,8 +36,9 @@ impl Target {
 /// Parses a `redis://` URL. Other schemes, TLS (`rediss://`) and several hosts (a Redis
 /// Cluster) are refused; every message shows the URL with its password masked.
 pub(crate) fn parse(url: &str) -> Result<Target> {
-    let invalid =
-        |why: &str| Error::invalid_input(format!("invalid Redis URL {:?}: {why}", redact(url)));
+    let invalid = |why: &str| {
+        Error::invalid_input(format!("invalid Redis URL {}: {why}", quoted(&redact(url))))
+    };
     let (scheme, rest) = url.split_once("://").ok_or_else(|| invalid(EXPECTED))?;
     match scheme {
         "redis" => {}

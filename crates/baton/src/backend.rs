@@ -77,8 +77,8 @@ pub async fn connect(url: &str) -> Result<Backend> {
             })
         }
         _ => Err(Error::invalid_input(format!(
-            "unknown backend URL {:?}: expected {}",
-            redact(url),
+            "unknown backend URL {}: expected {}",
+            baton_core::echo::quoted(&redact(url)),
             accepted_schemes()
         ))),
     }

@@ -102,8 +102,9 @@ pub fn http(table: &KeyPath, raw: &RawHttp, env: &Environment) -> Result<HttpCon
     let parse = |text: &str| {
         text.parse::<SocketAddr>().map_err(|_| {
             format!(
-                "invalid listen address {text:?}: expected IP:PORT, such as 127.0.0.1:8080 or \
-                 [::]:8080 (port 0 picks a free port)"
+                "invalid listen address {}: expected IP:PORT, such as 127.0.0.1:8080 or \
+                 [::]:8080 (port 0 picks a free port)",
+                baton::core::echo::quoted(text)
             )
         })
     };
