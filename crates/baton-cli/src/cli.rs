@@ -140,7 +140,7 @@ pub struct ExecArgs {
     pub time_zone: String,
     /// The lease's time to live; renewals happen every TTL/5 and the command is stopped at
     /// 7/10 of the TTL after the last successful renewal.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = lease_ttl)]
     pub ttl: Duration,
     /// What to do when another holder has the lease.
     #[arg(long, value_enum, default_value_t = OnHeld::Skip)]
@@ -414,6 +414,11 @@ fn execution_id(text: &str) -> Result<i64, String> {
 
 fn record_id(text: &str, expected: &str) -> Result<i64, String> {
     text.parse::<i64>().ok().filter(|id| *id > 0).ok_or_else(|| format!("expected {expected}"))
+}
+
+/// A lease TTL the store and the timers can keep (see [`crate::ttl`]).
+fn lease_ttl(text: &str) -> Result<Duration, String> {
+    crate::ttl::check(duration(text)?)
 }
 
 fn duration(text: &str) -> Result<Duration, String> {

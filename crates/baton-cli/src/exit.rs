@@ -44,6 +44,13 @@ pub fn usage(err: clap::Error) -> ExitCode {
                 .find(|line| line.starts_with("[possible values:"))
                 .map(|values| format!(" {values}"))
                 .unwrap_or_default();
+            // clap repeats the refused value whole: cut it like every other echo.
+            let line = match err.get(clap::error::ContextKind::InvalidValue) {
+                Some(clap::error::ContextValue::String(value)) => {
+                    line.replacen(&format!("'{value}'"), &baton::core::echo::quoted(value), 1)
+                }
+                _ => line.to_string(),
+            };
             eprintln!("baton: {line}{accepted}");
             ExitCode::from(INVALID_INPUT)
         }

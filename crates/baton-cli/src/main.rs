@@ -8,6 +8,7 @@ mod exit;
 mod process;
 #[cfg(target_os = "linux")]
 mod supervisor;
+mod ttl;
 
 use std::io::IsTerminal;
 

@@ -161,9 +161,9 @@ fn each_refused_file_names_the_file_line_and_key() {
         ),
         (
             "a lease TTL that leaves no room to renew",
-            "[timing]\nlease_ttl = \"5ms\"\n".into(),
-            "baton.toml:2: timing.lease_ttl: invalid TTL 5ms",
-            "expected 10ms to 30 days",
+            "[timing]\nlease_ttl = \"10ms\"\n".into(),
+            "baton.toml:2: timing.lease_ttl: invalid TTL 10ms",
+            "expected 1s to 30 days",
         ),
         (
             "an unknown backend",

@@ -154,8 +154,8 @@ fn bad_input_gets_one_line_and_changes_nothing() {
             "invalid duration \"5\"",
         ),
         (
-            vec!["exec", "--backend", &s.url, "--lock", "a", "--ttl", "5ms", "--", "true"],
-            "invalid TTL",
+            vec!["exec", "--backend", &s.url, "--lock", "a", "--ttl", "10ms", "--", "true"],
+            "invalid TTL 10ms: expected 1s to 30 days",
         ),
         (
             vec![
@@ -207,4 +207,20 @@ async fn a_killed_baton_exec_takes_its_command_and_the_commands_children_with_it
     exec.kill().unwrap();
     exec.wait().unwrap();
     writers.stop_by_themselves().await;
+}
+
+#[test]
+fn a_long_bad_value_is_cut_in_the_error_line() {
+    let s = store();
+    let long = "x y".repeat(3_400);
+    for args in [
+        vec!["exec", "--backend", &s.url, "--lock", &long, "--", "true"],
+        vec!["exec", "--backend", &s.url, "--lock", "a", "--ttl", &long, "--", "true"],
+        vec!["exec", "--backend", &long, "--lock", "a", "--", "true"],
+    ] {
+        let err = stderr(&baton(&args));
+        assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+        assert!(err.len() < 400, "{} bytes: {err}", err.len());
+        assert!(err.contains("…\" (10200 bytes)"), "{err}");
+    }
 }

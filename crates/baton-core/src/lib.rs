@@ -8,6 +8,7 @@
 pub mod action;
 pub mod claim;
 pub mod cluster;
+pub mod echo;
 pub mod error;
 pub mod fence;
 pub mod job;

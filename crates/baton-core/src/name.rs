@@ -10,8 +10,9 @@ pub(crate) fn check(what: &str, text: &str) -> crate::Result<()> {
     let printable = text.chars().all(|c| !c.is_control() && !c.is_whitespace());
     if text.is_empty() || text.len() > MAX_NAME_BYTES || !printable {
         return Err(crate::Error::invalid_input(format!(
-            "invalid {what} {text:?}: expected 1 to {MAX_NAME_BYTES} bytes of printable characters \
-             without spaces"
+            "invalid {what} {}: expected 1 to {MAX_NAME_BYTES} bytes of printable characters \
+             without spaces",
+            crate::echo::quoted(text)
         )));
     }
     Ok(())

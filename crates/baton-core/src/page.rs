@@ -28,7 +28,8 @@ impl Cursor {
             .map(|digits| Cursor(digits.parse::<i64>().unwrap_or(i64::MAX)))
             .ok_or_else(|| {
                 Error::invalid_input(format!(
-                    "invalid cursor {text:?}: expected a value printed as next_cursor, such as \"c42\""
+                    "invalid cursor {}: expected a value printed as next_cursor, such as \"c42\"",
+                    crate::echo::quoted(text)
                 ))
             })
     }

@@ -39,8 +39,9 @@ impl StoreTime {
     pub fn parse(text: &str) -> crate::Result<Self> {
         text.parse::<jiff::Timestamp>().map(|ts| StoreTime(ts.as_millisecond())).map_err(|_| {
             crate::Error::invalid_input(format!(
-                "invalid instant {text:?}: expected RFC 3339 with an offset, such as \
-                     2026-11-21T10:00:00Z"
+                "invalid instant {}: expected RFC 3339 with an offset, such as \
+                     2026-11-21T10:00:00Z",
+                crate::echo::quoted(text)
             ))
         })
     }
@@ -102,8 +103,9 @@ impl Clock for ManualClock {
 pub fn parse_duration(text: &str) -> crate::Result<Duration> {
     let invalid = || {
         crate::Error::invalid_input(format!(
-            "invalid duration {text:?}: expected a number with a unit (ms, s, m, h), such as \
-             \"500ms\", \"10s\" or \"1m30s\""
+            "invalid duration {}: expected a number with a unit (ms, s, m, h), such as \
+             \"500ms\", \"10s\" or \"1m30s\"",
+            crate::echo::quoted(text)
         ))
     };
     let mut total = Duration::ZERO;

@@ -1,5 +1,6 @@
 //! Parsing a `postgres://` URL into connection options, and describing it without secrets.
 
+use baton_core::echo::quoted;
 use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
 use sqlx::ConnectOptions;
@@ -15,8 +16,8 @@ const EXPECTED: &str = "expected postgres://user:password@host:port/database";
 pub(crate) fn parse(url: &str) -> Result<PgConnectOptions> {
     let invalid = |why: &str| {
         Error::invalid_input(format!(
-            "invalid PostgreSQL URL {:?}: {}",
-            redact(url),
+            "invalid PostgreSQL URL {}: {}",
+            quoted(&redact(url)),
             single_line(why)
         ))
     };

@@ -1,6 +1,7 @@
 //! Parsing a `redis://`, `rediss://`, `redis+sentinel://` or `rediss+sentinel://` URL, and
 //! describing it and its errors without the password.
 
+use baton_core::echo::quoted;
 use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
 use redis::{
@@ -108,8 +109,9 @@ pub(crate) fn client(info: ConnectionInfo, tls: Option<&TlsCertificates>) -> Red
 /// hosts outside Sentinel (a Redis Cluster) are refused; every message shows the URL with its
 /// password masked. The files a TLS URL names are read here.
 pub(crate) fn parse(url: &str) -> Result<Target> {
-    let invalid =
-        |why: &str| Error::invalid_input(format!("invalid Redis URL {:?}: {why}", redact(url)));
+    let invalid = |why: &str| {
+        Error::invalid_input(format!("invalid Redis URL {}: {why}", quoted(&redact(url))))
+    };
     let (scheme, rest) = url.split_once("://").ok_or_else(|| invalid(EXPECTED))?;
     let (tls, sentinel) = match scheme {
         "redis" => (false, false),

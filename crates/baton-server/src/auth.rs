@@ -52,7 +52,8 @@ pub(crate) async fn require_admin(
     }
 }
 
-/// The token of an `Authorization: Bearer <token>` header, or a 401.
+/// The token of an `Authorization: Bearer <token>` header (the scheme in any case, as RFC 7235
+/// has it), or a 401.
 fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     let missing = || {
         ApiError::new(
@@ -65,8 +66,9 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     header
         .to_str()
         .ok()
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .map(str::trim)
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
         .ok_or_else(missing)
 }
 

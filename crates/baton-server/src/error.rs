@@ -1,6 +1,7 @@
 //! The API's errors: an HTTP status and a JSON body `{"error":{"code":…,"message":…}}`.
 
-use axum::http::StatusCode;
+use axum::http::header::WWW_AUTHENTICATE;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use baton::ErrorKind;
 use serde::Serialize;
@@ -74,8 +75,17 @@ struct Detail<'a> {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = Body { error: Detail { code: self.code, message: &self.message } };
-        (self.status, axum::Json(body)).into_response()
+        let mut response = (self.status, axum::Json(body)).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(WWW_AUTHENTICATE, challenge());
+        }
+        response
     }
+}
+
+/// The challenge of a 401 (RFC 6750): a bearer token is what the server wants.
+pub(crate) fn challenge() -> HeaderValue {
+    HeaderValue::from_static("Bearer realm=\"baton\"")
 }
 
 /// The result of a handler.

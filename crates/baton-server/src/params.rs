@@ -48,7 +48,8 @@ impl PageQuery {
         let Some(text) = self.limit.as_deref() else { return Ok(DEFAULT_LIMIT) };
         let limit = text.parse::<u32>().map_err(|_| {
             ApiError::invalid_input(format!(
-                "invalid page size {text:?}: expected a whole number from 1 to {}",
+                "invalid page size {}: expected a whole number from 1 to {}",
+                baton::core::echo::quoted(text),
                 baton::core::page::MAX_PAGE_SIZE
             ))
         })?;

@@ -11,24 +11,30 @@ const ACCEPTED: &str = "expected sqlite://relative/path.db or sqlite:///absolute
 /// `sqlite://data/baton.db` is relative to the working directory, `sqlite:///var/lib/baton.db`
 /// is absolute. In-memory databases and query parameters are refused.
 pub(crate) fn database_path(url: &str) -> Result<PathBuf> {
-    let rest = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-        .ok_or_else(|| Error::invalid_input(format!("invalid SQLite URL {url:?}: {ACCEPTED}")))?;
+    let rest =
+        url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).ok_or_else(|| {
+            Error::invalid_input(format!(
+                "invalid SQLite URL {}: {ACCEPTED}",
+                baton_core::echo::quoted(url)
+            ))
+        })?;
     if rest == ":memory:" || rest.contains("mode=memory") {
         return Err(Error::invalid_input(format!(
-            "invalid SQLite URL {url:?}: in-memory databases are not supported, because every \
-             process sharing leases must open the same file; {ACCEPTED}"
+            "invalid SQLite URL {}: in-memory databases are not supported, because every \
+             process sharing leases must open the same file; {ACCEPTED}",
+            baton_core::echo::quoted(url)
         )));
     }
     if rest.contains('?') || rest.contains('#') {
         return Err(Error::invalid_input(format!(
-            "invalid SQLite URL {url:?}: query parameters are not supported; {ACCEPTED}"
+            "invalid SQLite URL {}: query parameters are not supported; {ACCEPTED}",
+            baton_core::echo::quoted(url)
         )));
     }
     if rest.is_empty() || rest.ends_with('/') {
         return Err(Error::invalid_input(format!(
-            "invalid SQLite URL {url:?}: no database file named; {ACCEPTED}"
+            "invalid SQLite URL {}: no database file named; {ACCEPTED}",
+            baton_core::echo::quoted(url)
         )));
     }
     Ok(PathBuf::from(rest))

@@ -119,7 +119,7 @@ pub async fn connect(url: &str) -> Result<Backend> {
         _ if is_lease_only(url) => Err(Error::invalid_input(format!(
             "{} holds leases only: executions, fires, nodes and partitions need a state store \
              ({}) beside it",
-            redact(url),
+            baton_core::echo::quoted(&redact(url)),
             state_schemes()
         ))),
         _ => Err(unknown_scheme(url)),
@@ -133,8 +133,8 @@ fn unknown_scheme(url: &str) -> Error {
         ""
     };
     Error::invalid_input(format!(
-        "unknown backend URL {:?}: expected {}{lease_only}",
-        redact(url),
+        "unknown backend URL {}: expected {}{lease_only}",
+        baton_core::echo::quoted(&redact(url)),
         state_schemes(),
     ))
 }

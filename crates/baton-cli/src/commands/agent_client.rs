@@ -27,8 +27,9 @@ impl std::str::FromStr for AgentUrl {
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let refused = || {
             baton::Error::invalid_input(format!(
-                "invalid agent URL {text:?}: expected http://HOST:PORT, such as \
-                 http://127.0.0.1:8080"
+                "invalid agent URL {}: expected http://HOST:PORT, such as \
+                 http://127.0.0.1:8080",
+                baton::core::echo::quoted(text)
             ))
         };
         let rest = text.strip_prefix("http://").ok_or_else(refused)?;

@@ -65,7 +65,8 @@ fn instant(text: &str, now: StoreTime) -> anyhow::Result<StoreTime> {
     }
     StoreTime::parse(text).map_err(|_| {
         anyhow::Error::from(baton::Error::invalid_input(format!(
-            "invalid time {text:?}: expected RFC 3339 (2026-11-21T10:00:00Z) or a duration ago (10m)"
+            "invalid time {}: expected RFC 3339 (2026-11-21T10:00:00Z) or a duration ago (10m)",
+            baton::core::echo::quoted(text)
         )))
     })
 }

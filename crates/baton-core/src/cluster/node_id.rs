@@ -53,7 +53,11 @@ mod tests {
         for bad in ["", "two words", too_long.as_str()] {
             let err = NodeId::new(bad).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::InvalidInput);
-            assert!(err.to_string().starts_with(&format!("invalid node id {bad:?}")), "{err}");
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("invalid node id {}", crate::echo::quoted(bad))),
+                "{err}"
+            );
         }
         assert_eq!(NodeId::new("a".repeat(MAX_NAME_BYTES)).unwrap().as_str().len(), 200);
     }

@@ -51,8 +51,9 @@ impl FromStr for Strategy {
             ("free-for-all", _) => Ok(Strategy::FreeForAll),
             (_, Some(Ok(strategy))) => Ok(strategy),
             _ => Err(Error::invalid_input(format!(
-                "invalid partition strategy {text:?}: expected round-robin, fixed-node-count(K) \
-                 with K at least 1, least-loaded or free-for-all"
+                "invalid partition strategy {}: expected round-robin, fixed-node-count(K) \
+                 with K at least 1, least-loaded or free-for-all",
+                crate::echo::quoted(text)
             ))),
         }
     }

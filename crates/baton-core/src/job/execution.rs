@@ -92,7 +92,8 @@ impl FromStr for ExecutionStatus {
         ExecutionStatus::ALL.into_iter().find(|status| status.as_str() == wanted).ok_or_else(|| {
             let names: Vec<&str> = ExecutionStatus::ALL.iter().map(|s| s.as_str()).collect();
             Error::invalid_input(format!(
-                "invalid execution status {text:?}: expected one of {}",
+                "invalid execution status {}: expected one of {}",
+                crate::echo::quoted(text),
                 names.join(", ")
             ))
         })
@@ -141,7 +142,8 @@ impl FromStr for Trigger {
     fn from_str(text: &str) -> Result<Self> {
         Trigger::ALL.into_iter().find(|t| t.as_str() == text).ok_or_else(|| {
             Error::invalid_input(format!(
-                "invalid trigger {text:?}: expected schedule, manual, retry or external"
+                "invalid trigger {}: expected schedule, manual, retry or external",
+                crate::echo::quoted(text)
             ))
         })
     }

@@ -51,7 +51,8 @@ impl std::str::FromStr for FencingToken {
     fn from_str(text: &str) -> Result<Self> {
         text.parse::<u64>().ok().filter(|v| *v > 0).map(FencingToken).ok_or_else(|| {
             Error::invalid_input(format!(
-                "invalid fencing token {text:?}: expected a positive integer"
+                "invalid fencing token {}: expected a positive integer",
+                crate::echo::quoted(text)
             ))
         })
     }

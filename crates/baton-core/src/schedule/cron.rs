@@ -49,7 +49,8 @@ impl CronSchedule {
             let reason = err.to_string();
             let reason = reason.trim_end_matches('.');
             Error::invalid_input(format!(
-                "invalid cron expression {expression:?}: {reason}; {ACCEPTED}"
+                "invalid cron expression {}: {reason}; {ACCEPTED}",
+                crate::echo::quoted(&expression)
             ))
         })?;
         let tz = zones().get(zone).map_err(|_| {
@@ -60,7 +61,8 @@ impl CronSchedule {
         })?;
         if !fires_within_thirty_years(&cron) {
             return Err(Error::invalid_input(format!(
-                "invalid cron expression {expression:?}: it never fires (no match within 30 years)"
+                "invalid cron expression {}: it never fires (no match within 30 years)",
+                crate::echo::quoted(&expression)
             )));
         }
         let real_time = |c: &croner::CronComponent| c.from_wildcard || c.step > 1;

@@ -31,7 +31,10 @@ mod tests {
             let err = JobName::new(bad).unwrap_err();
             assert_eq!(err.kind(), crate::ErrorKind::InvalidInput, "{bad:?}");
             let message = err.to_string();
-            assert!(message.starts_with(&format!("invalid job name {bad:?}")), "{message}");
+            assert!(
+                message.starts_with(&format!("invalid job name {}", crate::echo::quoted(bad))),
+                "{message}"
+            );
             assert!(message.contains("1 to 200 bytes"), "{message}");
         }
     }

@@ -46,7 +46,8 @@ impl FromStr for ScheduleKind {
             "every" => Ok(ScheduleKind::Every),
             "once" => Ok(ScheduleKind::Once),
             _ => Err(Error::invalid_input(format!(
-                "invalid schedule kind {text:?}: expected one of cron, every, once"
+                "invalid schedule kind {}: expected one of cron, every, once",
+                crate::echo::quoted(text)
             ))),
         }
     }
@@ -87,7 +88,8 @@ impl Schedule {
         fn millis<T: FromStr>(what: &str, expression: &str) -> Result<T> {
             expression.trim().parse::<T>().map_err(|_| {
                 Error::invalid_input(format!(
-                    "invalid {what} {expression:?}: expected a whole number of milliseconds"
+                    "invalid {what} {}: expected a whole number of milliseconds",
+                    crate::echo::quoted(expression)
                 ))
             })
         }
@@ -96,7 +98,8 @@ impl Schedule {
                 CronSchedule::new(expression, zone.unwrap_or("UTC")).map(Schedule::Cron)
             }
             (_, Some(zone)) => Err(Error::invalid_input(format!(
-                "invalid time zone {zone:?} for a {kind} schedule: only cron schedules have a zone"
+                "invalid time zone {} for a {kind} schedule: only cron schedules have a zone",
+                crate::echo::quoted(zone)
             ))),
             (ScheduleKind::Every, None) => {
                 let ms = millis("interval", expression)?;

@@ -10,6 +10,7 @@ mod batches;
 mod chart;
 mod executions;
 mod format;
+mod headers;
 mod hour;
 mod jobs;
 mod leases;
@@ -20,7 +21,8 @@ mod timeline;
 use askama::Template;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
-use axum::middleware::{Next, from_fn_with_state};
+use axum::http::header::WWW_AUTHENTICATE;
+use axum::middleware::{Next, from_fn_with_state, map_response};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 
@@ -43,7 +45,7 @@ pub(crate) fn routes(state: &AppState) -> Routes {
         .get("/batches", get(batches::list))
         .get("/batches/{id}", get(batches::show))
         .layer(|router| router.route_layer(from_fn_with_state(state.clone(), require_read)));
-    assets.merge(pages)
+    assets.merge(pages).layer(|router| router.layer(map_response(headers::secure)))
 }
 
 #[derive(Template)]
@@ -66,7 +68,8 @@ async fn require_read(State(state): State<AppState>, request: Request, next: Nex
         Ok(()) => next.run(request).await,
         Err(err) => {
             let page = Unauthorized { message: err.to_string() };
-            (StatusCode::UNAUTHORIZED, render(&page)).into_response()
+            let challenge = [(WWW_AUTHENTICATE, crate::error::challenge())];
+            (StatusCode::UNAUTHORIZED, challenge, render(&page)).into_response()
         }
     }
 }

@@ -50,7 +50,8 @@ pub fn command(
             return Err(Problem::at(
                 &env,
                 format!(
-                    "invalid variable name {name:?}: expected a non-empty name without '=' or NUL"
+                    "invalid variable name {}: expected a non-empty name without '=' or NUL",
+                    baton::core::echo::quoted(name)
                 ),
             ));
         }

@@ -62,6 +62,7 @@ pub fn max_concurrent(key: &KeyPath, max: Option<u32>) -> Result<usize, Problem>
 pub fn timing(table: &KeyPath, raw: &RawTiming) -> Result<Timing, Problem> {
     let lease_ttl = optional_duration(&table.key("lease_ttl"), raw.lease_ttl.as_ref())?;
     if let Some(ttl) = lease_ttl {
+        crate::ttl::check(ttl).map_err(|message| Problem::at(&table.key("lease_ttl"), message))?;
         ElectorConfig::default()
             .with_ttl(ttl)
             .validate()
@@ -101,8 +102,9 @@ pub fn http(table: &KeyPath, raw: &RawHttp, env: &Environment) -> Result<HttpCon
     let parse = |text: &str| {
         text.parse::<SocketAddr>().map_err(|_| {
             format!(
-                "invalid listen address {text:?}: expected IP:PORT, such as 127.0.0.1:8080 or \
-                 [::]:8080 (port 0 picks a free port)"
+                "invalid listen address {}: expected IP:PORT, such as 127.0.0.1:8080 or \
+                 [::]:8080 (port 0 picks a free port)",
+                baton::core::echo::quoted(text)
             )
         })
     };
