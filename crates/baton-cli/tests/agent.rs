@@ -265,6 +265,14 @@ fn check_accepts_a_good_file_and_prints_one_summary_line() {
 }
 
 #[test]
+fn check_counts_in_the_plural() {
+    let site = Site::new();
+    site.write("baton.toml", "");
+    let out = site.check("baton.toml");
+    assert!(stdout(&out).starts_with("baton.toml: ok: 0 jobs, 0 batches;"), "{}", stdout(&out));
+}
+
+#[test]
 fn the_example_config_is_accepted() {
     let example = workspace().join("examples/baton.toml");
     let out = baton(&["agent", "--config", example.to_str().unwrap(), "--check"]);
