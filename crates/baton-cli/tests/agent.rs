@@ -210,6 +210,22 @@ fn a_refused_file_starts_nothing_and_creates_no_store() {
 }
 
 #[test]
+fn a_taken_port_stops_the_agent_before_it_creates_its_store() {
+    let site = Site::new();
+    site.write("baton.toml", &format!("backend = \"{}\"\n", site.url));
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let out = site
+        .baton(&["agent", "--config", "baton.toml"])
+        .env("BATON_LISTEN", &address)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("cannot listen on {address}")), "{}", stderr(&out));
+    assert!(!site.path("baton.db").exists(), "no store was created");
+}
+
+#[test]
 fn environment_overrides_are_checked_too() {
     let site = Site::new();
     site.write("baton.toml", JOB);
@@ -262,6 +278,14 @@ fn check_accepts_a_good_file_and_prints_one_summary_line() {
         )
     );
     assert!(!site.path("baton.db").exists(), "--check does not touch the store");
+}
+
+#[test]
+fn check_counts_in_the_plural() {
+    let site = Site::new();
+    site.write("baton.toml", "");
+    let out = site.check("baton.toml");
+    assert!(stdout(&out).starts_with("baton.toml: ok: 0 jobs, 0 batches;"), "{}", stdout(&out));
 }
 
 #[test]

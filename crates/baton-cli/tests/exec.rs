@@ -224,3 +224,14 @@ fn a_long_bad_value_is_cut_in_the_error_line() {
         assert!(err.contains("…\" (10200 bytes)"), "{err}");
     }
 }
+
+#[test]
+fn a_store_that_cannot_be_opened_is_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("missing/baton.db").display());
+    let out = baton(&["lease", "list", "--backend", &url]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches("unable to open database file").count(), 1, "{err}");
+}

@@ -143,6 +143,14 @@ fn bad_input_gets_one_line_and_changes_nothing() {
     let unknown = s.run(&["jobs", "show", "nosuch"]);
     assert_eq!(unknown.status.code(), Some(1));
     assert_eq!(stderr(&unknown), "baton: error: job nosuch is not registered\n");
+    let unregistered = s.run(&["exec", "--job", "nosuch", "--", "true"]);
+    assert_eq!(unregistered.status.code(), Some(1));
+    let err = stderr(&unregistered);
+    assert!(
+        err.starts_with("baton: error: job nosuch is not registered: pass --schedule"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
     let list = stdout(&s.run(&["jobs", "list"]));
     assert_eq!(list.lines().count(), 1, "no job was stored: {list}");
 }

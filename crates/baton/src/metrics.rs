@@ -27,6 +27,29 @@ pub const FIRES_SKIPPED: &str = "baton_fires_skipped_total";
 /// `starting-deadline`).
 pub const FIRES_MISSED: &str = "baton_fires_missed_total";
 
+/// Gives every metric above its help text (the `# HELP` line of an exposition) in the
+/// installed recorder; call it once the recorder is installed.
+pub fn describe() {
+    use metrics::{Unit, describe_counter, describe_histogram};
+    let histograms = [
+        (LEASE_RENEW_SECONDS, "Time one renewal of all leases this process held took, by outcome."),
+        (FIRE_LAG_SECONDS, "How late executions were claimed after they fell due, by job."),
+    ];
+    for (name, help) in histograms {
+        describe_histogram!(name, Unit::Seconds, help);
+    }
+    let counters = [
+        (LEASE_RENEW_FAILURES, "Lease renewals that failed or timed out, by reason."),
+        (LEASES_LOST, "Leases this process lost while it believed it held them."),
+        (EXECUTIONS, "Executions this process finished, by job and status."),
+        (FIRES_SKIPPED, "Fires recorded as skipped, by job and reason."),
+        (FIRES_MISSED, "Fires recorded as missed, by job and reason."),
+    ];
+    for (name, help) in counters {
+        describe_counter!(name, help);
+    }
+}
+
 /// How one renewal of all held leases ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RenewOutcome {

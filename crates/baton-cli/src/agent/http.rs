@@ -98,15 +98,21 @@ pub struct Http {
 }
 
 impl Http {
-    /// Binds `config.listen` and serves the router over `backend` and `node`.
-    pub async fn start(
+    /// Binds `config.listen`, before anything else of the agent starts, so that a taken port
+    /// stops it before it creates or changes its store.
+    pub async fn bind(config: &HttpConfig) -> anyhow::Result<TcpListener> {
+        TcpListener::bind(config.listen)
+            .await
+            .with_context(|| format!("cannot listen on {} ([http] listen)", config.listen))
+    }
+
+    /// Serves the router over `backend` and `node` on `listener` (see [`Http::bind`]).
+    pub fn start(
+        listener: TcpListener,
         config: &HttpConfig,
         backend: Backend,
         node: Arc<AgentNode>,
     ) -> anyhow::Result<Http> {
-        let listener = TcpListener::bind(config.listen)
-            .await
-            .with_context(|| format!("cannot listen on {} ([http] listen)", config.listen))?;
         let address = listener.local_addr()?;
         let server = ServerConfig {
             admin_token: config.admin_token.clone(),

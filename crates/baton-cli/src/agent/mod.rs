@@ -53,7 +53,8 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<ExitCode> {
 
 /// One line saying what the file defines.
 fn summary(file: &Path, config: &AgentConfig) -> String {
-    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let set = |token: &Option<String>| if token.is_some() { "set" } else { "not set" };
     let node = if config.node_generated {
         format!("node id drawn at start (such as {})", config.node)
@@ -63,8 +64,8 @@ fn summary(file: &Path, config: &AgentConfig) -> String {
     format!(
         "{}: ok: {}, {}; {node}; {}; http {} (admin token {}, read token {})",
         file.display(),
-        count(config.jobs.len(), "job"),
-        count(config.batches.len(), "batch"),
+        count(config.jobs.len(), "job", "jobs"),
+        count(config.batches.len(), "batch", "batches"),
         config.stores(),
         config.http.listen,
         set(&config.http.admin_token),

@@ -35,13 +35,14 @@ pub async fn run(config: AgentConfig, host: &str) -> anyhow::Result<Ending> {
     if let Err(err) = baton_server::metrics::install() {
         tracing::warn!(%err, "metrics are not recorded");
     }
+    let listener = Http::bind(&config.http).await?;
     let leases = config.lease_backend.as_deref().unwrap_or(&config.backend);
     let backend = baton::connect_split(leases, &config.backend).await?;
     if backend.is_embedded() {
         backend.migrate().await.context("preparing the SQLite file")?;
     }
     let (node, mut requests) = AgentNode::new(config.node.to_string());
-    let http = Http::start(&config.http, backend.clone(), node.clone()).await?;
+    let http = Http::start(listener, &config.http, backend.clone(), node.clone())?;
     let runner = Runner {
         output_limit: config.output_limit,
         kill_grace: config.timing.kill_grace(),

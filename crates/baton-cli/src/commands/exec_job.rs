@@ -12,7 +12,6 @@ use baton::core::{
 use baton::{HolderId, StoreTime};
 use tokio_util::sync::CancellationToken;
 
-use super::jobs::existing;
 use crate::cli::ExecArgs;
 
 /// The fire a run stands for, resolved before the lease is taken.
@@ -44,7 +43,12 @@ impl Fire {
                 JobDefinition { name: job.clone(), schedule, policy: JobPolicy::default() };
             store.job_upsert(definition).await?;
         }
-        let registered = existing(&*store, &job).await?;
+        let Some(registered) = store.job_get(&job).await? else {
+            anyhow::bail!(
+                "job {job} is not registered: pass --schedule CRON (such as --schedule \"0 3 * * *\") \
+                 to register it, or start an agent whose file defines it"
+            );
+        };
         let (key, scheduled_at) = match (&args.idempotency_key, &args.fire_time) {
             (Some(key), _) => (FireKey::idempotency(key)?, None),
             (None, Some(time)) => {

@@ -58,6 +58,7 @@ fn build_and_install() -> Result<PrometheusHandle, MetricsError> {
         .build_recorder();
     let handle = recorder.handle();
     ::metrics::set_global_recorder(recorder).map_err(|_| MetricsError::OtherRecorder)?;
+    baton::metrics::describe();
     let upkeep = handle.clone();
     std::thread::Builder::new()
         .name("baton-metrics-upkeep".into())
