@@ -33,10 +33,12 @@ pub enum Output {
 #[derive(Debug, Clone, Args)]
 pub struct BackendArg {
     /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB, holding leases and state; or
-    /// redis://HOST:PORT, holding leases only.
+    /// redis://HOST:PORT (rediss:// with TLS, redis+sentinel://HOST:PORT,…/MASTER behind
+    /// Sentinel), holding leases only.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
-    /// Keep leases in this store instead (such as redis://HOST:PORT), the rest in --backend.
+    /// Keep leases in this store instead (such as redis://HOST:PORT or
+    /// redis+sentinel://HOST:PORT,…/MASTER), the rest in --backend.
     #[arg(long, env = "BATON_LEASE_BACKEND", value_name = "URL")]
     pub lease_backend: Option<String>,
 }
