@@ -56,25 +56,7 @@ pub(crate) async fn run(args: LeaseBenchArgs) -> anyhow::Result<()> {
     }
     emit(&lease_report::throughput(&measured?, &target));
 
-    progress(&format!("graceful handover, {} rounds", args.rounds));
-    let handover = handover::run(url, &run, args.rounds).await?;
-    emit(&lease_report::handover(&handover, target.kind(), HandoverGoal::of(&target)));
-
-    if args.skip_crash {
-        emit(&lease_report::crash_skipped());
-    } else {
-        progress(&format!(
-            "crash failover, {} rounds of about {:?} each",
-            args.crash_rounds,
-            crash::TTL
-        ));
-        let crash = tokio::select! {
-            crash = crash::run(url, &run, args.crash_rounds) => crash?,
-            // Dropping the run kills the holder processes it started.
-            _ = tokio::signal::ctrl_c() => anyhow::bail!("interrupted; the holder processes were killed"),
-        };
-        emit(&lease_report::crash(&crash));
-    }
+    handover_and_crash(&args, &run, target.kind(), HandoverGoal::of(&target)).await?;
 
     let mut idle = Vec::new();
     for leases in [FEW_IDLE_LEASES, args.idle_leases as usize] {
@@ -115,6 +97,35 @@ async fn throughput(
     let many = pairs.pop().unwrap_or_default();
     let single = pairs.pop().unwrap_or_default();
     Ok(Throughput { check, single, many, race, accounted })
+}
+
+/// The graceful handover and, unless skipped, the crash failover, on a store of `kind`.
+pub(crate) async fn handover_and_crash(
+    args: &LeaseBenchArgs,
+    run: &str,
+    kind: &str,
+    goal: HandoverGoal,
+) -> anyhow::Result<()> {
+    let url = args.backend.as_str();
+    progress(&format!("graceful handover, {} rounds", args.rounds));
+    let handover = handover::run(url, run, args.rounds).await?;
+    emit(&lease_report::handover(&handover, kind, goal));
+    if args.skip_crash {
+        emit(&lease_report::crash_skipped());
+        return Ok(());
+    }
+    progress(&format!(
+        "crash failover, {} rounds of about {:?} each",
+        args.crash_rounds,
+        crash::TTL
+    ));
+    let crash = tokio::select! {
+        crash = crash::run(url, run, args.crash_rounds) => crash?,
+        // Dropping the run kills the holder processes it started.
+        _ = tokio::signal::ctrl_c() => anyhow::bail!("interrupted; the holder processes were killed"),
+    };
+    emit(&lease_report::crash(&crash));
+    Ok(())
 }
 
 /// A progress line on stderr.

@@ -22,6 +22,19 @@ pub(crate) async fn cycles(
     let mark = commits.mark().await?;
     let connected = connect_all(url, clients).await?;
     let statements_before = statements::count();
+    let samples = cycle_samples(connected, run, length).await?;
+    let statements = statements::count() - statements_before;
+    let commits = commits.since(&mark).await?;
+    Ok(Measured { samples, statements, commits })
+}
+
+/// Each of `connected` cycling on a lease of its own for `length`.
+pub(crate) async fn cycle_samples(
+    connected: Vec<Client>,
+    run: &str,
+    length: Duration,
+) -> anyhow::Result<Samples> {
+    let clients = connected.len();
     let window = Window::open(length);
     let workers = connected
         .into_iter()
@@ -31,14 +44,11 @@ pub(crate) async fn cycles(
             tokio::spawn(async move { cycle_worker(client, name?, window).await })
         })
         .collect();
-    let parts = timed::join_all(workers).await?;
-    let statements = statements::count() - statements_before;
-    let commits = commits.since(&mark).await?;
-    Ok(Measured { samples: Samples::new(parts, length), statements, commits })
+    Ok(Samples::new(timed::join_all(workers).await?, length))
 }
 
 /// Cycles acquire → renew → release on `name` until the window closes.
-pub(crate) async fn cycle_worker(
+async fn cycle_worker(
     client: Client,
     name: LeaseName,
     window: Window,

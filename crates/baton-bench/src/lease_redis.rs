@@ -8,17 +8,15 @@
 
 use std::time::{Duration, Instant};
 
-use baton::LeaseName;
 use redis::aio::MultiplexedConnection;
 
 use crate::LeaseBenchArgs;
 use crate::client::connect_all;
-use crate::lease::{CLIENTS, ROUNDS, emit, progress};
-use crate::lease_ops::cycle_worker;
+use crate::lease::{CLIENTS, ROUNDS, emit, handover_and_crash, progress};
+use crate::lease_ops;
 use crate::lease_report::{HandoverGoal, latency_cells};
 use crate::report::{self, Table, ratio, verdict};
 use crate::timed::{self, Measured, OpKind, Sample, Samples, Window};
-use crate::{crash, handover};
 
 /// The lowest lease-to-floor throughput ratio the design accepts on Redis.
 const MIN_RATIO: f64 = 0.8;
@@ -44,31 +42,17 @@ pub(crate) async fn run(args: &LeaseBenchArgs) -> anyhow::Result<()> {
         let (mut floor, mut lease) = (Measured::default(), Measured::default());
         for _ in 0..ROUNDS {
             floor.absorb(floor_cycles(url, &run, clients, round).await?);
-            lease.absorb(lease_cycles(url, &run, clients, round).await?);
+            lease.absorb(Measured {
+                samples: lease_ops::cycle_samples(connect_all(url, clients).await?, &run, round)
+                    .await?,
+                ..Measured::default()
+            });
         }
         pairs.push((clients, floor, lease));
     }
     emit(&throughput(&pairs));
 
-    progress(&format!("graceful handover, {} rounds", args.rounds));
-    let handover = handover::run(url, &run, args.rounds).await?;
-    emit(&crate::lease_report::handover(&handover, "Redis", HANDOVER));
-
-    if args.skip_crash {
-        emit(&crate::lease_report::crash_skipped());
-    } else {
-        progress(&format!(
-            "crash failover, {} rounds of about {:?} each",
-            args.crash_rounds,
-            crash::TTL
-        ));
-        let crash = tokio::select! {
-            crash = crash::run(url, &run, args.crash_rounds) => crash?,
-            _ = tokio::signal::ctrl_c() => anyhow::bail!("interrupted; the holder processes were killed"),
-        };
-        emit(&crate::lease_report::crash(&crash));
-    }
-    Ok(())
+    handover_and_crash(args, &run, "Redis", HANDOVER).await
 }
 
 fn header(url: &str, args: &LeaseBenchArgs, run: &str) -> String {
@@ -83,27 +67,6 @@ fn header(url: &str, args: &LeaseBenchArgs, run: &str) -> String {
         baton::redact(url),
         args.duration,
     )
-}
-
-/// `clients` clients of baton's lease store, each cycling on a lease of its own.
-async fn lease_cycles(
-    url: &str,
-    run: &str,
-    clients: usize,
-    length: Duration,
-) -> anyhow::Result<Measured> {
-    let connected = connect_all(url, clients).await?;
-    let window = Window::open(length);
-    let workers = connected
-        .into_iter()
-        .enumerate()
-        .map(|(i, client)| {
-            let name = LeaseName::new(format!("bench-{run}-cycle{clients}-{i}"));
-            tokio::spawn(async move { cycle_worker(client, name?, window).await })
-        })
-        .collect();
-    let parts = timed::join_all(workers).await?;
-    Ok(Measured { samples: Samples::new(parts, length), ..Measured::default() })
 }
 
 /// `clients` plain connections, each cycling the floor's commands on a key of its own.
