@@ -1,5 +1,5 @@
-//! The databases the backends' suites run on: a SQLite file in a temporary directory and a
-//! throwaway PostgreSQL server. Every `backend()` call opens a backend of its own (its own
+//! The databases the backends' suites run on: a SQLite file in a temporary directory and
+//! throwaway PostgreSQL and MariaDB servers. Every `backend()` call opens a backend of its own (its own
 //! pools or connections), as a separate process would; the schema is migrated on first use.
 //! Both are harnesses of the job, cluster and action-log conformance suites.
 
@@ -8,14 +8,15 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use baton::postgres::PostgresBackend;
 use baton::sqlite::SqliteBackend;
+use baton_mysql::MysqlBackend;
 use baton_core::{ActionStore, ClusterStore, JobStore};
-use sqlx::{Connection, PgConnection};
+use sqlx::{Connection, MySqlConnection, PgConnection};
 use tokio::sync::OnceCell;
 
 use crate::conformance::actions::ActionHarness;
 use crate::conformance::cluster::ClusterHarness;
 use crate::conformance::jobs::JobHarness;
-use crate::servers::PostgresServer;
+use crate::servers::{MariadbServer, PostgresServer};
 
 /// A SQLite database file in a temporary directory, removed when this is dropped.
 pub struct SqliteFile {
@@ -81,6 +82,36 @@ impl PostgresDatabase {
         for statement in ["ALTER SYSTEM SET autovacuum = off", "SELECT pg_reload_conf()"] {
             sqlx::query(statement).execute(&mut admin).await.expect("turn autovacuum off");
         }
+    }
+}
+
+/// A throwaway MariaDB server on a free loopback port, stopped and removed on drop.
+pub struct MariadbDatabase {
+    server: MariadbServer,
+    migrated: OnceCell<()>,
+}
+
+impl MariadbDatabase {
+    /// Starts the server.
+    pub fn start() -> Self {
+        MariadbDatabase { server: MariadbServer::start(), migrated: OnceCell::new() }
+    }
+
+    /// The server, to stop, pause or restart it.
+    pub fn server(&self) -> &MariadbServer {
+        &self.server
+    }
+
+    /// Opens a new backend on the server, migrating it the first time.
+    pub async fn backend(&self) -> MysqlBackend {
+        let backend = MysqlBackend::connect(&self.server.url()).await.expect("connect");
+        self.migrated.get_or_init(|| async { backend.migrate().await.expect("migrate") }).await;
+        backend
+    }
+
+    /// A plain session on the server, to inspect or hold locks behind the backend's back.
+    pub async fn admin(&self) -> MySqlConnection {
+        MySqlConnection::connect(&self.server.url()).await.expect("connect an admin session")
     }
 }
 
