@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use baton::mysql::MysqlBackend;
 use baton::postgres::PostgresBackend;
 use baton::sqlite::SqliteBackend;
-use baton_mysql::MysqlBackend;
 use baton_core::{ActionStore, ClusterStore, JobStore};
 use sqlx::{Connection, MySqlConnection, PgConnection};
 use tokio::sync::OnceCell;

@@ -2,6 +2,7 @@
 //! (`baton-test-holder`, `baton-test-node`) do: start it, wait for its events, kill it with
 //! SIGKILL, or pause it with its own SIGSTOP and resume it.
 
+use std::collections::VecDeque;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::{Child, ChildStderr, Command};
 use tokio::sync::mpsc;
 
 /// One event a process printed.
@@ -30,23 +31,36 @@ impl Event {
     }
 }
 
+/// How many of a process's last stderr lines a failure message shows.
+const STDERR_TAIL: usize = 20;
+
 /// A running child process and the events it printed; killed when dropped.
 pub struct EventedProcess {
     child: Child,
     events: mpsc::UnboundedReceiver<Event>,
     log: Arc<Mutex<Vec<Event>>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
     name: String,
 }
 
 impl EventedProcess {
-    /// Starts `command` with piped stdin and stdout; `name` identifies it in messages.
+    /// Starts `command` with piped stdin, stdout and stderr; `name` identifies it in messages.
+    /// Its stderr lines are passed on to the test's, and the last ones are kept for the
+    /// message of a failed wait.
     pub fn spawn(mut command: Command, name: &str) -> Self {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .unwrap_or_else(|err| panic!("starting {name}: {err}"));
+        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
+        tokio::spawn(keep_stderr_tail(
+            child.stderr.take().expect("piped stderr"),
+            name.to_string(),
+            stderr.clone(),
+        ));
         let stdout = child.stdout.take().expect("piped stdout");
         let (sender, events) = mpsc::unbounded_channel();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -66,7 +80,16 @@ impl EventedProcess {
                 }
             }
         });
-        EventedProcess { child, events, log, name: name.to_string() }
+        EventedProcess { child, events, log, stderr, name: name.to_string() }
+    }
+
+    /// The last lines the process wrote to stderr, for failure messages.
+    fn stderr_tail(&self) -> String {
+        let lines = self.stderr.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match lines.is_empty() {
+            true => "its stderr is empty".to_string(),
+            false => format!("its stderr ends:\n{}", Vec::from(lines.clone()).join("\n")),
+        }
     }
 
     /// The name given at spawn.
@@ -101,10 +124,16 @@ impl EventedProcess {
                     return (event, skipped);
                 }
                 Ok(Some(event)) => skipped.push(event),
-                Ok(None) => panic!("{} exited before {kind}; saw {skipped:?}", self.name),
-                Err(_) => {
-                    panic!("{} printed no {kind} within {within:?}; saw {skipped:?}", self.name)
-                }
+                Ok(None) => panic!(
+                    "{} exited before {kind}; saw {skipped:?}; {}",
+                    self.name,
+                    self.stderr_tail()
+                ),
+                Err(_) => panic!(
+                    "{} printed no {kind} within {within:?}; saw {skipped:?}; {}",
+                    self.name,
+                    self.stderr_tail()
+                ),
             }
         }
     }
@@ -113,7 +142,13 @@ impl EventedProcess {
     pub async fn next(&mut self, within: Duration) -> Event {
         match tokio::time::timeout(within, self.events.recv()).await {
             Ok(Some(event)) => event,
-            other => panic!("{}: no event within {within:?} ({other:?})", self.name),
+            other => {
+                panic!(
+                    "{}: no event within {within:?} ({other:?}); {}",
+                    self.name,
+                    self.stderr_tail()
+                )
+            }
         }
     }
 
@@ -233,5 +268,19 @@ impl EventedProcess {
             Ok(Err(err)) => panic!("waiting for {}: {err}", self.name),
             Err(_) => panic!("{} did not exit within {within:?}", self.name),
         }
+    }
+}
+
+/// Passes each stderr line of process `name` on to the test's stderr, keeping the last
+/// [`STDERR_TAIL`] in `tail`.
+async fn keep_stderr_tail(stderr: ChildStderr, name: String, tail: Arc<Mutex<VecDeque<String>>>) {
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        eprintln!("[{name}] {line}");
+        let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if tail.len() == STDERR_TAIL {
+            tail.pop_front();
+        }
+        tail.push_back(line);
     }
 }

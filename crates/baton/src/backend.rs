@@ -27,6 +27,8 @@ enum Schema {
     Sqlite(baton_sqlite::SqliteBackend),
     #[cfg(feature = "postgres")]
     Postgres(baton_postgres::PostgresBackend),
+    #[cfg(feature = "mysql")]
+    Mysql(baton_mysql::MysqlBackend),
 }
 
 impl std::fmt::Debug for Backend {
@@ -54,7 +56,7 @@ fn scheme(url: &str) -> &str {
 pub enum UrlKind {
     /// Leases and state: jobs, executions, nodes, batches and actions.
     Everything,
-    /// Leases only (Redis): state needs another store beside it, see [`connect_split`].
+    /// Leases only (Redis, MySQL): state needs another store beside it, see [`connect_split`].
     LeasesOnly,
 }
 
@@ -68,7 +70,9 @@ pub fn url_kind(url: &str) -> Result<UrlKind> {
         #[cfg(feature = "postgres")]
         "postgres" | "postgresql" => Ok(UrlKind::Everything),
         #[cfg(feature = "redis")]
-        "redis" | "redis+sentinel" => Ok(UrlKind::LeasesOnly),
+        "redis" | "rediss" | "redis+sentinel" | "rediss+sentinel" => Ok(UrlKind::LeasesOnly),
+        #[cfg(feature = "mysql")]
+        "mysql" | "mariadb" => Ok(UrlKind::LeasesOnly),
         _ => Err(unknown_scheme(url)),
     }
 }
@@ -127,10 +131,16 @@ pub async fn connect(url: &str) -> Result<Backend> {
 }
 
 fn unknown_scheme(url: &str) -> Error {
-    let lease_only = if cfg!(feature = "redis") {
-        ", or for leases only redis://HOST:PORT or redis+sentinel://HOST:PORT[,HOST:PORT…]/MASTER"
-    } else {
-        ""
+    let lease_only = [
+        (cfg!(feature = "redis"), "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER"),
+        (cfg!(feature = "mysql"), "mysql://USER@HOST:PORT/DB"),
+    ]
+    .into_iter()
+    .filter_map(|(built, form)| built.then_some(form))
+    .collect::<Vec<_>>();
+    let lease_only = match lease_only.is_empty() {
+        true => String::new(),
+        false => format!(", or for leases only {}", lease_only.join(", ")),
     };
     Error::invalid_input(format!(
         "unknown backend URL {}: expected {}{lease_only}",
@@ -140,7 +150,8 @@ fn unknown_scheme(url: &str) -> Error {
 }
 
 /// Opens only the lease store named by `url`: any scheme [`connect`] accepts, and the lease-only
-/// stores (`redis://…` and `redis+sentinel://…` with the `redis` feature).
+/// stores (`redis://…`, `rediss://…`, `redis+sentinel://…` and `rediss+sentinel://…` with the
+/// `redis` feature, `mysql://…` and `mariadb://…` with the `mysql` feature).
 ///
 /// Opening does not change the store; a SQL store still needs [`Backend::migrate`] once.
 pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
@@ -151,8 +162,13 @@ pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
 async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)> {
     match scheme(url) {
         #[cfg(feature = "redis")]
-        "redis" | "redis+sentinel" => {
+        "redis" | "rediss" | "redis+sentinel" | "rediss+sentinel" => {
             Ok((Arc::new(baton_redis::RedisLeaseStore::connect(url).await?), None))
+        }
+        #[cfg(feature = "mysql")]
+        "mysql" | "mariadb" => {
+            let backend = baton_mysql::MysqlBackend::connect(url).await?;
+            Ok((Arc::new(backend.leases()), Some(Schema::Mysql(backend))))
         }
         _ => {
             let mut backend = connect(url).await?;
@@ -219,6 +235,8 @@ impl Backend {
             Schema::Sqlite(_) => true,
             #[cfg(feature = "postgres")]
             Schema::Postgres(_) => false,
+            #[cfg(feature = "mysql")]
+            Schema::Mysql(_) => false,
         })
     }
 
@@ -231,6 +249,8 @@ impl Backend {
                 Schema::Sqlite(ref backend) => backend.migrate().await?,
                 #[cfg(feature = "postgres")]
                 Schema::Postgres(ref backend) => backend.migrate().await?,
+                #[cfg(feature = "mysql")]
+                Schema::Mysql(ref backend) => backend.migrate().await?,
             }
         }
         Ok(())

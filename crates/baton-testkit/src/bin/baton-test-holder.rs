@@ -40,8 +40,9 @@ async fn main() -> anyhow::Result<()> {
     };
     let lease: LeaseName = lease.parse()?;
     let ttl = Duration::from_millis(ttl_ms.parse().context("TTL_MS")?);
-    baton::connect(ledger_url).await?.migrate().await?;
-    let leases = baton::connect_split(url, ledger_url).await?.leases();
+    let backend = baton::connect_split(url, ledger_url).await?;
+    backend.migrate().await?;
+    let leases = backend.leases();
     let ledger = Ledger::open(ledger_url).await?;
     let config = ElectorConfig::new(HolderId::new(writer.clone())?).with_ttl(ttl);
     let elector = Elector::new(leases, config)?;
