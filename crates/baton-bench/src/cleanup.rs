@@ -41,15 +41,15 @@ pub(crate) async fn retire(store: Arc<dyn JobStore>, names: Vec<String>) -> anyh
     crate::timed::join_all(tasks).await.map(|_| ())
 }
 
-/// Settles what the nodes left waiting for the jobs named `names`, on PostgreSQL. On SQLite a
-/// claim that settles a backlog takes minutes (it reads the whole backlog in one transaction),
-/// so what is left stays there, which the progress line says.
+/// Settles what the nodes left waiting for the jobs named `names`, on a database server. On
+/// SQLite a claim that settles a backlog takes minutes (it reads the whole backlog in one
+/// transaction), so what is left stays there, which the progress line says.
 pub(crate) async fn settle_left(
     store: &dyn JobStore,
     target: &Target,
     names: &[String],
 ) -> anyhow::Result<()> {
-    if target.is_postgres() {
+    if !target.is_embedded() {
         let settled = settle(store, names, SETTLE_LIMIT).await?;
         progress(&settled.to_string());
     } else {

@@ -10,13 +10,17 @@
 //!   ends by waiting until every session opened for it has closed. Each new session also
 //!   commits once while it starts up; `pg_stat_database.sessions` counts them and that many
 //!   commits are taken off, as are the counter's own statements.
+//! - **MySQL/MariaDB**: InnoDB's `trx_rw_commits` metric (`information_schema.INNODB_METRICS`),
+//!   the read-write transactions committed by every session, counted as they commit. The counter
+//!   enables the metric, which takes the `PROCESS` and `SUPER` (or `SYSTEM_VARIABLES_ADMIN`)
+//!   privileges. Its own reads write nothing and are not counted.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use sqlx::{Connection, PgConnection, SqliteConnection};
+use sqlx::{Connection, MySqlConnection, PgConnection, SqliteConnection};
 
 use crate::target::Target;
 
@@ -42,6 +46,11 @@ pub(crate) enum CommitCounter {
         conn: PgConnection,
         /// Statements this session has issued; each is one commit of its own.
         issued: u64,
+    },
+    /// MySQL/MariaDB: InnoDB's metric, read on a session of the counter's own.
+    Mysql {
+        /// The counter's session.
+        conn: MySqlConnection,
     },
 }
 
@@ -75,6 +84,17 @@ impl CommitCounter {
                 counter.since(&mark).await?;
                 Ok(counter)
             }
+            Target::Mysql { options } => {
+                let mut conn = MySqlConnection::connect_with(options).await?;
+                sqlx::query(include_str!("../sql/mysql_enable_commit_metric.sql"))
+                    .execute(&mut conn)
+                    .await
+                    .context(
+                        "enabling InnoDB's trx_rw_commits metric to count commits (the bench \
+                         user needs the PROCESS and SUPER privileges)",
+                    )?;
+                Ok(CommitCounter::Mysql { conn })
+            }
         }
     }
 
@@ -92,6 +112,10 @@ impl CommitCounter {
                 let before_read = *issued;
                 let (commits, sessions) = database_stats(conn, issued).await?;
                 Ok(Mark { commits, sessions, issued: before_read, others })
+            }
+            CommitCounter::Mysql { conn } => {
+                let commits = innodb_commits(conn).await?;
+                Ok(Mark { commits, sessions: 0, issued: 0, others: HashSet::new() })
             }
         }
     }
@@ -111,6 +135,9 @@ impl CommitCounter {
                 let new_sessions = sessions.saturating_sub(mark.sessions);
                 Ok(commits.saturating_sub(mark.commits).saturating_sub(new_sessions + own))
             }
+            CommitCounter::Mysql { conn } => {
+                Ok(innodb_commits(conn).await?.saturating_sub(mark.commits))
+            }
         }
     }
 
@@ -126,6 +153,7 @@ impl CommitCounter {
                     .await?;
                 Ok(u64::try_from(next).unwrap_or(0))
             }
+            CommitCounter::Mysql { conn } => innodb_commits(conn).await,
         }
     }
 
@@ -134,6 +162,7 @@ impl CommitCounter {
         match self {
             CommitCounter::Sqlite { anchor, .. } => anchor.close().await?,
             CommitCounter::Postgres { conn, .. } => conn.close().await?,
+            CommitCounter::Mysql { conn } => conn.close().await?,
         }
         Ok(())
     }
@@ -143,8 +172,18 @@ impl CommitCounter {
         match self {
             CommitCounter::Sqlite { .. } => "commits (WAL commit counter)",
             CommitCounter::Postgres { .. } => "writing transactions (transaction ids taken)",
+            CommitCounter::Mysql { .. } => "commits (InnoDB read-write commits)",
         }
     }
+}
+
+/// InnoDB's count of read-write transactions committed so far, by every session.
+async fn innodb_commits(conn: &mut MySqlConnection) -> anyhow::Result<u64> {
+    let count: i64 = sqlx::query_scalar(include_str!("../sql/mysql_commit_metric.sql"))
+        .fetch_one(&mut *conn)
+        .await
+        .context("reading InnoDB's trx_rw_commits metric")?;
+    Ok(u64::try_from(count).unwrap_or(0))
 }
 
 /// Reads `iChange` from the WAL-index header, retrying while a writer updates it (the two

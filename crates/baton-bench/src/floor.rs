@@ -1,13 +1,14 @@
 //! The floor: a single-row UPDATE committed on its own, in a loop, on the same store.
 //!
-//! On PostgreSQL each UPDATE is one statement in its own implicit transaction; on SQLite each
-//! is its own `BEGIN IMMEDIATE` transaction on a connection with the SQLite backend's settings.
+//! On PostgreSQL and MySQL each UPDATE is one statement in its own implicit transaction
+//! (autocommit); on SQLite each is its own `BEGIN IMMEDIATE` transaction on a connection with
+//! the SQLite backend's settings.
 //! Each connection updates a row of its own in the scratch table `baton_bench_floor`, which the
 //! run creates and drops.
 
 use std::time::{Duration, Instant};
 
-use sqlx::{Connection, PgConnection, SqliteConnection};
+use sqlx::{Connection, MySqlConnection, PgConnection, SqliteConnection};
 
 use crate::commits::CommitCounter;
 use crate::statements::{self, SelfCheck};
@@ -18,7 +19,32 @@ use crate::timed::{self, Measured, OpKind, Samples, Window};
 enum FloorConn {
     Postgres(PgConnection),
     Sqlite(SqliteConnection),
+    Mysql(MySqlConnection),
 }
+
+/// One statement in each store's dialect.
+struct Dialects {
+    postgres: &'static str,
+    sqlite: &'static str,
+    mysql: &'static str,
+}
+
+const CREATE: Dialects = Dialects {
+    postgres: include_str!("../sql/floor_create.postgres.sql"),
+    sqlite: include_str!("../sql/floor_create.sqlite.sql"),
+    mysql: include_str!("../sql/floor_create.mysql.sql"),
+};
+const ADD_ROW: Dialects = Dialects {
+    postgres: include_str!("../sql/floor_row.postgres.sql"),
+    sqlite: include_str!("../sql/floor_row.sqlite.sql"),
+    mysql: include_str!("../sql/floor_row.mysql.sql"),
+};
+const UPDATE: Dialects = Dialects {
+    postgres: include_str!("../sql/floor_update.postgres.sql"),
+    sqlite: include_str!("../sql/floor_update.sqlite.sql"),
+    mysql: include_str!("../sql/floor_update.mysql.sql"),
+};
+const DROP: &str = include_str!("../sql/floor_drop.sql");
 
 impl FloorConn {
     async fn open(target: &Target) -> anyhow::Result<Self> {
@@ -29,67 +55,62 @@ impl FloorConn {
             Target::Sqlite { path } => FloorConn::Sqlite(
                 SqliteConnection::connect_with(&Target::sqlite_options(path)).await?,
             ),
+            Target::Mysql { options } => {
+                FloorConn::Mysql(MySqlConnection::connect_with(options).await?)
+            }
         })
     }
 
     /// One floor operation: the row's UPDATE and its commit.
     async fn update(&mut self, id: i32) -> anyhow::Result<()> {
+        if let FloorConn::Sqlite(conn) = self {
+            let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+            sqlx::query(UPDATE.sqlite).bind(id).execute(&mut *tx).await?;
+            tx.commit().await?;
+            return Ok(());
+        }
+        self.execute(&UPDATE, Some(id)).await
+    }
+
+    /// A transaction around one known statement, for the statement counter's self-check.
+    async fn known_transaction(&mut self) -> anyhow::Result<()> {
+        const CHECK: &str = include_str!("../sql/self_check.sql");
         match self {
             FloorConn::Postgres(conn) => {
-                sqlx::query(include_str!("../sql/floor_update.postgres.sql"))
-                    .bind(id)
-                    .execute(&mut *conn)
-                    .await?;
+                let mut tx = conn.begin().await?;
+                sqlx::query(CHECK).execute(&mut *tx).await?;
+                tx.commit().await?;
             }
             FloorConn::Sqlite(conn) => {
                 let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-                sqlx::query(include_str!("../sql/floor_update.sqlite.sql"))
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
+                sqlx::query(CHECK).execute(&mut *tx).await?;
+                tx.commit().await?;
+            }
+            FloorConn::Mysql(conn) => {
+                let mut tx = conn.begin().await?;
+                sqlx::query(CHECK).execute(&mut *tx).await?;
                 tx.commit().await?;
             }
         }
         Ok(())
     }
 
-    /// A transaction around one known statement, for the statement counter's self-check.
-    async fn known_transaction(&mut self) -> anyhow::Result<()> {
-        let mut tx = match self {
-            FloorConn::Postgres(conn) => {
-                let mut tx = conn.begin().await?;
-                sqlx::query(include_str!("../sql/self_check.sql")).execute(&mut *tx).await?;
-                return Ok(tx.commit().await?);
-            }
-            FloorConn::Sqlite(conn) => conn.begin_with("BEGIN IMMEDIATE").await?,
-        };
-        sqlx::query(include_str!("../sql/self_check.sql")).execute(&mut *tx).await?;
-        Ok(tx.commit().await?)
-    }
-
-    async fn execute(
-        &mut self,
-        postgres: &'static str,
-        sqlite: &'static str,
-        id: Option<i32>,
-    ) -> anyhow::Result<()> {
+    /// Runs `statement` in this store's dialect on its own, binding `id` when given.
+    async fn execute(&mut self, statement: &Dialects, id: Option<i32>) -> anyhow::Result<()> {
+        macro_rules! run {
+            ($conn:expr, $sql:expr) => {{
+                let query = sqlx::query($sql);
+                let query = match id {
+                    Some(id) => query.bind(id),
+                    None => query,
+                };
+                query.execute(&mut *$conn).await?;
+            }};
+        }
         match self {
-            FloorConn::Postgres(conn) => {
-                let query = sqlx::query(postgres);
-                let query = match id {
-                    Some(id) => query.bind(id),
-                    None => query,
-                };
-                query.execute(&mut *conn).await?;
-            }
-            FloorConn::Sqlite(conn) => {
-                let query = sqlx::query(sqlite);
-                let query = match id {
-                    Some(id) => query.bind(id),
-                    None => query,
-                };
-                query.execute(&mut *conn).await?;
-            }
+            FloorConn::Postgres(conn) => run!(conn, statement.postgres),
+            FloorConn::Sqlite(conn) => run!(conn, statement.sqlite),
+            FloorConn::Mysql(conn) => run!(conn, statement.mysql),
         }
         Ok(())
     }
@@ -98,6 +119,7 @@ impl FloorConn {
         match self {
             FloorConn::Postgres(conn) => conn.close().await?,
             FloorConn::Sqlite(conn) => conn.close().await?,
+            FloorConn::Mysql(conn) => conn.close().await?,
         }
         Ok(())
     }
@@ -106,19 +128,9 @@ impl FloorConn {
 /// Creates the scratch table with one row for each of `rows` connections.
 pub(crate) async fn create(target: &Target, rows: usize) -> anyhow::Result<()> {
     let mut conn = FloorConn::open(target).await?;
-    conn.execute(
-        include_str!("../sql/floor_create.postgres.sql"),
-        include_str!("../sql/floor_create.sqlite.sql"),
-        None,
-    )
-    .await?;
+    conn.execute(&CREATE, None).await?;
     for id in 0..rows {
-        conn.execute(
-            include_str!("../sql/floor_row.postgres.sql"),
-            include_str!("../sql/floor_row.sqlite.sql"),
-            Some(id as i32),
-        )
-        .await?;
+        conn.execute(&ADD_ROW, Some(id as i32)).await?;
     }
     conn.close().await
 }
@@ -126,8 +138,7 @@ pub(crate) async fn create(target: &Target, rows: usize) -> anyhow::Result<()> {
 /// Drops the scratch table.
 pub(crate) async fn drop_table(target: &Target) -> anyhow::Result<()> {
     let mut conn = FloorConn::open(target).await?;
-    let drop = include_str!("../sql/floor_drop.sql");
-    conn.execute(drop, drop, None).await?;
+    conn.execute(&Dialects { postgres: DROP, sqlite: DROP, mysql: DROP }, None).await?;
     conn.close().await
 }
 

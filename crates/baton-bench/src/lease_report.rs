@@ -13,8 +13,9 @@ use crate::timed::{Measured, OpKind};
 
 /// The lowest lease-to-floor throughput ratio the design accepts on PostgreSQL.
 const MIN_RATIO: f64 = 0.8;
-/// Handover targets on PostgreSQL (p50, p99) and SQLite (p99).
+/// Handover targets on PostgreSQL and MySQL (p50, p99) and SQLite (p99).
 const PG_HANDOVER: (Duration, Duration) = (Duration::from_millis(2), Duration::from_millis(10));
+const MYSQL_HANDOVER: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(50));
 const SQLITE_HANDOVER_P99: Duration = Duration::from_millis(50);
 const LEASE_KINDS: [OpKind; 3] = [OpKind::Acquire, OpKind::Renew, OpKind::Release];
 
@@ -178,11 +179,17 @@ pub(crate) struct HandoverGoal {
 }
 
 impl HandoverGoal {
-    /// The goal on a SQL store: PostgreSQL's, or SQLite's.
+    /// The goal on a SQL store: PostgreSQL's, MySQL's (which wakes contenders through named
+    /// locks, not notifications), or SQLite's.
     pub(crate) fn of(target: &Target) -> HandoverGoal {
-        match target.is_postgres() {
-            true => HandoverGoal { p50: Some(PG_HANDOVER.0), p99: PG_HANDOVER.1 },
-            false => HandoverGoal { p50: None, p99: SQLITE_HANDOVER_P99 },
+        match target {
+            Target::Postgres { .. } => {
+                HandoverGoal { p50: Some(PG_HANDOVER.0), p99: PG_HANDOVER.1 }
+            }
+            Target::Mysql { .. } => {
+                HandoverGoal { p50: Some(MYSQL_HANDOVER.0), p99: MYSQL_HANDOVER.1 }
+            }
+            Target::Sqlite { .. } => HandoverGoal { p50: None, p99: SQLITE_HANDOVER_P99 },
         }
     }
 

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use sqlx::mysql::MySqlConnectOptions;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 
@@ -22,6 +23,11 @@ pub(crate) enum Target {
         /// How to connect to it.
         options: Box<PgConnectOptions>,
     },
+    /// A MySQL or MariaDB database.
+    Mysql {
+        /// How to connect to it.
+        options: Box<MySqlConnectOptions>,
+    },
 }
 
 impl Target {
@@ -39,20 +45,30 @@ impl Target {
                 let options = url.parse::<PgConnectOptions>()?.application_name("baton-bench");
                 Ok(Target::Postgres { options: Box::new(options) })
             }
+            "mysql" | "mariadb" => {
+                let options = url.replacen("mariadb://", "mysql://", 1).parse()?;
+                Ok(Target::Mysql { options: Box::new(options) })
+            }
             _ => anyhow::bail!(
-                "the lease benchmark needs a store it can measure a floor on: expected \
-                 sqlite://PATH or postgres://USER@HOST:PORT/DB, got {:?}",
+                "the benchmark needs a store it can measure a floor on: expected sqlite://PATH, \
+                 postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB, got {:?}",
                 baton::redact(url)
             ),
         }
     }
 
-    /// "SQLite" or "PostgreSQL".
+    /// "SQLite", "PostgreSQL" or "MySQL".
     pub(crate) fn kind(&self) -> &'static str {
         match self {
             Target::Sqlite { .. } => "SQLite",
             Target::Postgres { .. } => "PostgreSQL",
+            Target::Mysql { .. } => "MySQL",
         }
+    }
+
+    /// Whether this is an embedded file (SQLite) rather than a database server.
+    pub(crate) fn is_embedded(&self) -> bool {
+        matches!(self, Target::Sqlite { .. })
     }
 
     /// Whether this is PostgreSQL, where the design sets throughput and statement targets.
