@@ -15,6 +15,7 @@ pub mod job;
 pub mod layer;
 pub mod lease;
 pub mod memory;
+mod migration;
 mod name;
 pub mod page;
 pub mod schedule;
@@ -30,6 +31,7 @@ pub use lease::{
     HistoryParams, HolderId, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore, ReleaseKind,
     ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams,
 };
+pub use migration::Migration;
 pub use page::{Cursor, Page};
 pub use schedule::{
     CronSchedule, FirePlan, IntervalSchedule, JobName, JobPolicy, MisfirePolicy, MissedRange,

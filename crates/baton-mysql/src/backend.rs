@@ -86,7 +86,8 @@ impl MysqlBackend {
     /// Creates or upgrades baton's tables (all prefixed `baton_`), recording the applied
     /// versions in [`MIGRATIONS_TABLE`](crate::MIGRATIONS_TABLE). Safe to run concurrently
     /// and repeatedly, and again after a failure.
-    pub async fn migrate(&self) -> Result<()> {
+    /// Answers the migrations this run applied, in order (none when the schema was current).
+    pub async fn migrate(&self) -> Result<Vec<baton_core::Migration>> {
         migrate::run(&self.options).await
     }
 

@@ -5,7 +5,7 @@
 //! can run again harmlessly, recorded only once it succeeded: after a failure, running again
 //! is safe.
 
-use baton_core::{Error, Result};
+use baton_core::{Error, Migration, Result};
 use sqlx::mysql::MySqlConnectOptions;
 use sqlx::{Connection, MySqlConnection};
 
@@ -20,8 +20,8 @@ const LOCK: &str = "baton_schema_migrations";
 const LOCK_WAIT_SECONDS: i64 = 60;
 
 /// Applies every migration not yet applied, under a named lock, over a connection of its own
-/// that is closed afterwards.
-pub(crate) async fn run(options: &MySqlConnectOptions) -> Result<()> {
+/// that is closed afterwards; answers those it applied, in order.
+pub(crate) async fn run(options: &MySqlConnectOptions) -> Result<Vec<Migration>> {
     let action = "migrating the baton schema in MySQL";
     let mut conn =
         MySqlConnection::connect_with(options).await.map_err(|err| query_error(action, err))?;
@@ -30,7 +30,7 @@ pub(crate) async fn run(options: &MySqlConnectOptions) -> Result<()> {
     applied
 }
 
-async fn apply_all(conn: &mut MySqlConnection) -> Result<()> {
+async fn apply_all(conn: &mut MySqlConnection) -> Result<Vec<Migration>> {
     let action = "migrating the baton schema in MySQL";
     let locked: Option<i64> = sqlx::query_scalar("SELECT GET_LOCK(?, ?)")
         .bind(LOCK)
@@ -58,6 +58,7 @@ async fn apply_all(conn: &mut MySqlConnection) -> Result<()> {
             .fetch_all(&mut *conn)
             .await
             .map_err(|err| query_error(action, err))?;
+    let mut applied = Vec::new();
     for migration in sqlx::migrate!().migrations.iter() {
         if done.contains(&migration.version) {
             continue;
@@ -82,6 +83,10 @@ async fn apply_all(conn: &mut MySqlConnection) -> Result<()> {
             .execute(&mut *conn)
             .await
             .map_err(failed)?;
+        applied.push(Migration {
+            version: migration.version,
+            description: migration.description.to_string(),
+        });
     }
-    Ok(())
+    Ok(applied)
 }

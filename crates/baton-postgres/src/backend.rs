@@ -64,7 +64,8 @@ impl PostgresBackend {
     /// Creates or upgrades baton's tables (all prefixed `baton_`), recording the applied
     /// versions in [`MIGRATIONS_TABLE`](crate::MIGRATIONS_TABLE). Safe to run concurrently
     /// and repeatedly.
-    pub async fn migrate(&self) -> Result<()> {
+    /// Answers the migrations this run applied, in order (none when the schema was current).
+    pub async fn migrate(&self) -> Result<Vec<baton_core::Migration>> {
         migrate::run(&self.options).await
     }
 

@@ -84,7 +84,8 @@ impl SqliteBackend {
 
     /// Creates or upgrades baton's tables (all prefixed `baton_`); safe to run from several
     /// processes at once and on an up-to-date database.
-    pub async fn migrate(&self) -> Result<()> {
+    /// Answers the migrations this run applied, in order (none when the schema was current).
+    pub async fn migrate(&self) -> Result<Vec<baton_core::Migration>> {
         migrate::run(&self.write).await
     }
 

@@ -35,7 +35,9 @@ impl SqliteFile {
     pub async fn backend(&self) -> SqliteBackend {
         let url = format!("sqlite://{}", self.dir.path().join("baton.db").display());
         let backend = SqliteBackend::connect(&url).await.expect("open the database");
-        self.migrated.get_or_init(|| async { backend.migrate().await.expect("migrate") }).await;
+        self.migrated
+            .get_or_init(|| async { drop(backend.migrate().await.expect("migrate")) })
+            .await;
         backend
     }
 }
@@ -66,7 +68,9 @@ impl PostgresDatabase {
     /// Opens a new backend on the server, migrating it the first time.
     pub async fn backend(&self) -> PostgresBackend {
         let backend = PostgresBackend::connect(&self.server.url()).await.expect("connect");
-        self.migrated.get_or_init(|| async { backend.migrate().await.expect("migrate") }).await;
+        self.migrated
+            .get_or_init(|| async { drop(backend.migrate().await.expect("migrate")) })
+            .await;
         backend
     }
 
@@ -105,7 +109,9 @@ impl MariadbDatabase {
     /// Opens a new backend on the server, migrating it the first time.
     pub async fn backend(&self) -> MysqlBackend {
         let backend = MysqlBackend::connect(&self.server.url()).await.expect("connect");
-        self.migrated.get_or_init(|| async { backend.migrate().await.expect("migrate") }).await;
+        self.migrated
+            .get_or_init(|| async { drop(backend.migrate().await.expect("migrate")) })
+            .await;
         backend
     }
 

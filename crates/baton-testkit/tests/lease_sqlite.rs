@@ -36,7 +36,9 @@ impl LeaseHarness for Sqlite {
     async fn store(&self) -> Arc<dyn LeaseStore> {
         let url = format!("sqlite://{}", self.path().display());
         let backend = SqliteBackend::connect(&url).await.expect("open the database");
-        self.migrated.get_or_init(|| async { backend.migrate().await.expect("migrate") }).await;
+        self.migrated
+            .get_or_init(|| async { drop(backend.migrate().await.expect("migrate")) })
+            .await;
         Arc::new(backend.leases())
     }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use baton_core::url::redact;
-use baton_core::{ActionStore, ClusterStore, Error, JobStore, LeaseStore, Result};
+use baton_core::{ActionStore, ClusterStore, Error, JobStore, LeaseStore, Migration, Result};
 
 /// Open connections to the coordination stores: the lease store, and the state store that keeps
 /// jobs, executions, nodes, batches and the operator action log.
@@ -241,18 +241,29 @@ impl Backend {
     }
 
     /// Creates or upgrades the schema of every store baton manages here; safe to run
-    /// concurrently and repeatedly.
-    pub async fn migrate(&self) -> Result<()> {
+    /// concurrently and repeatedly. Answers, per store, the migrations this run applied.
+    pub async fn migrate(&self) -> Result<Vec<Migrated>> {
+        let mut migrated = Vec::with_capacity(self.schemas.len());
         for schema in &self.schemas {
-            match *schema {
+            let (store, applied) = match *schema {
                 #[cfg(feature = "sqlite")]
-                Schema::Sqlite(ref backend) => backend.migrate().await?,
+                Schema::Sqlite(ref backend) => ("SQLite", backend.migrate().await?),
                 #[cfg(feature = "postgres")]
-                Schema::Postgres(ref backend) => backend.migrate().await?,
+                Schema::Postgres(ref backend) => ("PostgreSQL", backend.migrate().await?),
                 #[cfg(feature = "mysql")]
-                Schema::Mysql(ref backend) => backend.migrate().await?,
-            }
+                Schema::Mysql(ref backend) => ("MySQL", backend.migrate().await?),
+            };
+            migrated.push(Migrated { store, applied });
         }
-        Ok(())
+        Ok(migrated)
     }
+}
+
+/// What [`Backend::migrate`] did to one store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Migrated {
+    /// The kind of store: `SQLite`, `PostgreSQL` or `MySQL`.
+    pub store: &'static str,
+    /// The migrations applied, in order; empty when its schema was already current.
+    pub applied: Vec<Migration>,
 }

@@ -22,11 +22,11 @@ pub mod elector;
 pub mod metrics;
 pub mod scheduler;
 
-pub use backend::{Backend, UrlKind, connect, connect_leases, connect_split, url_kind};
+pub use backend::{Backend, Migrated, UrlKind, connect, connect_leases, connect_split, url_kind};
 pub use baton_core::url::redact;
 pub use baton_core::{
     ChangeReason, Cursor, Error, ErrorKind, FencingToken, HistoryParams, HolderId, LeaderChange,
-    Lease, LeaseName, LeaseStore, Page, Result, StoreTime,
+    Lease, LeaseName, LeaseStore, Migration, Page, Result, StoreTime,
 };
 pub use elector::{
     Acquisition, Campaign, Elector, ElectorConfig, LeaderGuard, LeaderHandle, Leadership,

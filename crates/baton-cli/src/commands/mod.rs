@@ -47,8 +47,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Status(args) => status::run(args, cli.output).await.map(|()| ExitCode::SUCCESS),
         Command::Migrate(args) => {
-            let backend = connect(&args).await?;
-            backend.migrate().await?;
+            let backend = open(&args).await?;
+            for migrated in backend.migrate().await? {
+                println!("{}", migrate_line(&migrated));
+            }
             println!("schema is up to date on {}", baton::redact(&args.backend));
             Ok(ExitCode::SUCCESS)
         }
@@ -61,10 +63,28 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// What `baton migrate` did to one store, on one line.
+fn migrate_line(migrated: &baton::Migrated) -> String {
+    let applied = &migrated.applied;
+    match applied.len() {
+        0 => format!("{}: no migration to apply", migrated.store),
+        count => {
+            let names = applied.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+            let plural = if count == 1 { "" } else { "s" };
+            format!("{}: applied {count} migration{plural}: {names}", migrated.store)
+        }
+    }
+}
+
 /// Opens the backend: state in `--backend`, leases there too unless `--lease-backend` names
 /// another store. The embedded SQLite file is migrated on open; server backends need
 /// `baton migrate` once, so that routine commands never run DDL.
 async fn connect(arg: &BackendArg) -> anyhow::Result<Backend> {
+    migrate_embedded(open(arg).await?).await
+}
+
+/// Opens the backend as [`connect`] does, without migrating anything.
+async fn open(arg: &BackendArg) -> anyhow::Result<Backend> {
     if baton::url_kind(&arg.backend)? == UrlKind::LeasesOnly {
         anyhow::bail!(
             "{} holds leases only, and this needs the state store too: give that as --backend \
@@ -73,7 +93,7 @@ async fn connect(arg: &BackendArg) -> anyhow::Result<Backend> {
         );
     }
     let leases = arg.lease_backend.as_deref().unwrap_or(&arg.backend);
-    migrate_embedded(baton::connect_split(leases, &arg.backend).await?).await
+    Ok(baton::connect_split(leases, &arg.backend).await?)
 }
 
 /// Opens the lease store only: `--lease-backend`, or else `--backend`, which may then be a
