@@ -8,8 +8,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use baton::postgres::PostgresBackend;
 use baton::sqlite::SqliteBackend;
-use baton_mysql::MysqlBackend;
 use baton_core::{ActionStore, ClusterStore, JobStore};
+use baton_mysql::MysqlBackend;
 use sqlx::{Connection, MySqlConnection, PgConnection};
 use tokio::sync::OnceCell;
 
@@ -152,6 +152,20 @@ impl ActionHarness for SqliteFile {
 
 #[async_trait]
 impl ActionHarness for PostgresDatabase {
+    async fn store(&self) -> Arc<dyn ActionStore> {
+        Arc::new(self.backend().await.actions())
+    }
+}
+
+#[async_trait]
+impl JobHarness for MariadbDatabase {
+    async fn store(&self) -> Arc<dyn JobStore> {
+        Arc::new(self.backend().await.jobs())
+    }
+}
+
+#[async_trait]
+impl ActionHarness for MariadbDatabase {
     async fn store(&self) -> Arc<dyn ActionStore> {
         Arc::new(self.backend().await.actions())
     }
