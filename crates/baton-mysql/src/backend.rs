@@ -8,11 +8,14 @@ use baton_core::{Error, ErrorKind, Result};
 use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
 use sqlx::{Connection, Executor, MySqlConnection, MySqlPool};
 
+use crate::actions::MysqlActionStore;
 use crate::bell::Bells;
 use crate::changes::Refusals;
 use crate::error::{describe, number};
+use crate::jobs::MysqlJobStore;
 use crate::lease::MysqlLeaseStore;
 use crate::version::check_version;
+use crate::wakeups::DueBell;
 use crate::{migrate, url};
 
 /// How many connections a backend opens at most (doorbells and watches aside).
@@ -33,6 +36,7 @@ pub struct MysqlBackend {
     endpoint: Arc<str>,
     bells: Bells,
     refusals: Refusals,
+    due: DueBell,
 }
 
 impl MysqlBackend {
@@ -80,7 +84,8 @@ impl MysqlBackend {
         let options = Arc::new(options);
         let bells = Bells::new(options.clone());
         let (refusals, _) = tokio::sync::broadcast::channel(256);
-        Ok(MysqlBackend { pool, options, endpoint: endpoint.into(), bells, refusals })
+        let due = DueBell::new(options.clone());
+        Ok(MysqlBackend { pool, options, endpoint: endpoint.into(), bells, refusals, due })
     }
 
     /// Creates or upgrades baton's tables (all prefixed `baton_`), recording the applied
@@ -99,6 +104,16 @@ impl MysqlBackend {
             self.bells.clone(),
             self.refusals.clone(),
         )
+    }
+
+    /// The job store over these connections; its due wake-ups share this backend's doorbell.
+    pub fn jobs(&self) -> MysqlJobStore {
+        MysqlJobStore::new(self.pool.clone(), self.due.clone())
+    }
+
+    /// The operator action log over these connections.
+    pub fn actions(&self) -> MysqlActionStore {
+        MysqlActionStore::new(self.pool.clone())
     }
 
     /// Where this backend connects, as `host:port` (or a socket path).

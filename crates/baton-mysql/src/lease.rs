@@ -27,7 +27,7 @@ use crate::queries::{
     LEASE_HELD, LEASE_INSERT, LEASE_LIST, LEASE_LOCK, LEASE_RELEASE, LEASE_RENEW, LEASE_RENEW_ALL,
     LEASE_TAKE, NOW, TOKEN_NEXT, with_pairs,
 };
-use crate::row;
+use crate::row::{self, millis};
 
 /// Leases stored in `baton_leases`, tokens drawn from the per-name counters of
 /// `baton_fencing_tokens`, leader changes recorded in `baton_leader_changes`.
@@ -48,10 +48,6 @@ impl std::fmt::Debug for MysqlLeaseStore {
     }
 }
 
-fn millis(duration: std::time::Duration) -> i64 {
-    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
-}
-
 fn lost(params: &RenewParams) -> Error {
     Error::lease_lost(format!(
         "lease {} is no longer held by {} under token {}",
@@ -60,7 +56,9 @@ fn lost(params: &RenewParams) -> Error {
 }
 
 /// The server's time, read on `conn`.
-async fn server_now(conn: &mut MySqlConnection) -> std::result::Result<StoreTime, sqlx::Error> {
+pub(crate) async fn server_now(
+    conn: &mut MySqlConnection,
+) -> std::result::Result<StoreTime, sqlx::Error> {
     let ms: i64 = sqlx::query_scalar(NOW).fetch_one(conn).await?;
     Ok(StoreTime::from_millis(ms))
 }

@@ -1,17 +1,25 @@
-//! The MySQL and MariaDB backend for baton.
+//! The MySQL and MariaDB backend for baton: leases, jobs and their executions, and the operator
+//! action log.
 //!
 //! Leases are rows whose expiry is judged on the server's clock (`SYSDATE(6)`), fencing tokens
 //! come from a per-name counter row that outlives the lease row, so that they never repeat, and
 //! releases wake waiters through named locks held as doorbells (MySQL has no `LISTEN`/`NOTIFY`).
-//! Every acquire, renew, release and forced release commits once. Sessions run at READ
-//! COMMITTED. Requires MariaDB 10.6+ or MySQL 8.0.1+ (`FOR UPDATE SKIP LOCKED`).
+//! Every acquire, renew, release and forced release commits once.
+//!
+//! Jobs ([`MysqlJobStore`]) record every fire once under a unique key on its identity; workers
+//! claim due executions with `FOR UPDATE SKIP LOCKED` and decide them with the shared rules of
+//! `baton_core` while holding their jobs' rows, each claim one transaction under tokens from a
+//! counter row; a transaction rolled back by a deadlock runs again. Idle workers are woken by a
+//! due doorbell of named locks. Sessions run at READ COMMITTED. Requires MariaDB 10.6+ or MySQL
+//! 8.0.4+ (`FOR UPDATE SKIP LOCKED`, `JSON_TABLE`); tested on MariaDB 10.11.
 //!
 //! ```no_run
 //! # async fn demo() -> baton_core::Result<()> {
 //! let backend = baton_mysql::MysqlBackend::connect("mysql://app:secret@db:3306/app").await?;
 //! backend.migrate().await?;
 //! let leases = backend.leases();
-//! # let _ = leases;
+//! let jobs = backend.jobs();
+//! # let _ = (leases, jobs);
 //! # Ok(())
 //! # }
 //! ```
@@ -19,19 +27,25 @@
 //! The schema lives in tables prefixed `baton_` and is versioned in its own migrations table,
 //! [`MIGRATIONS_TABLE`], so it never mixes with the host application's migrations.
 
+mod actions;
 mod backend;
 mod bell;
 mod changes;
 mod error;
 pub mod fence;
+mod jobs;
 mod lease;
 mod migrate;
 mod queries;
 mod row;
+mod tx;
 mod url;
 mod version;
+mod wakeups;
 
+pub use actions::MysqlActionStore;
 pub use backend::MysqlBackend;
 pub use fence::{FenceError, check_and_bump};
+pub use jobs::MysqlJobStore;
 pub use lease::MysqlLeaseStore;
 pub use migrate::MIGRATIONS_TABLE;

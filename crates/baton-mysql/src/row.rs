@@ -18,8 +18,14 @@ where
     })
 }
 
-fn corrupt(what: &str, value: &str) -> Error {
+/// The error for a value read back that baton could not have stored.
+pub(crate) fn corrupt(what: &str, value: &str) -> Error {
     Error::new(ErrorKind::Internal, format!("unexpected {what} {value:?} stored in MySQL"))
+}
+
+/// A duration as stored, in whole milliseconds.
+pub(crate) fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// A lease from a row with the columns of `baton_leases`.

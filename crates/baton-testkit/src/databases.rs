@@ -10,6 +10,7 @@ use baton::mysql::MysqlBackend;
 use baton::postgres::PostgresBackend;
 use baton::sqlite::SqliteBackend;
 use baton_core::{ActionStore, ClusterStore, JobStore};
+use baton_mysql::MysqlBackend;
 use sqlx::{Connection, MySqlConnection, PgConnection};
 use tokio::sync::OnceCell;
 
@@ -158,6 +159,20 @@ impl ActionHarness for SqliteFile {
 
 #[async_trait]
 impl ActionHarness for PostgresDatabase {
+    async fn store(&self) -> Arc<dyn ActionStore> {
+        Arc::new(self.backend().await.actions())
+    }
+}
+
+#[async_trait]
+impl JobHarness for MariadbDatabase {
+    async fn store(&self) -> Arc<dyn JobStore> {
+        Arc::new(self.backend().await.jobs())
+    }
+}
+
+#[async_trait]
+impl ActionHarness for MariadbDatabase {
     async fn store(&self) -> Arc<dyn ActionStore> {
         Arc::new(self.backend().await.actions())
     }

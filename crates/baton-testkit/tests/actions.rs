@@ -1,4 +1,5 @@
-//! The action-log conformance suite against the in-memory reference, SQLite and PostgreSQL.
+//! The action-log conformance suite against the in-memory reference, SQLite, PostgreSQL and
+//! MariaDB.
 
 use std::sync::Arc;
 
@@ -27,4 +28,8 @@ mod sqlite {
 
 mod postgres {
     baton_testkit::action_conformance!(baton_testkit::databases::PostgresDatabase::start());
+}
+
+mod mariadb {
+    baton_testkit::action_conformance!(baton_testkit::databases::MariadbDatabase::start());
 }

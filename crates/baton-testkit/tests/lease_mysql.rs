@@ -189,5 +189,7 @@ async fn an_unmigrated_database_asks_for_baton_migrate_and_migrating_again_is_ha
             .fetch_one(&mut admin)
             .await
             .unwrap();
-    assert_eq!(recorded, 4, "every migration recorded once");
+    let migrations = concat!(env!("CARGO_MANIFEST_DIR"), "/../baton-mysql/migrations");
+    let files = std::fs::read_dir(migrations).expect("the migrations directory").count();
+    assert_eq!(recorded, files as i64, "every migration recorded once");
 }

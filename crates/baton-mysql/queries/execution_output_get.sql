@@ -1,0 +1,3 @@
+-- The output kept with an execution.
+--   ? execution id.
+SELECT output FROM baton_execution_outputs WHERE execution_id = ?

@@ -1,0 +1,9 @@
+-- Reads the listed jobs without locking them.
+-- /*list*/ is replaced by one "?" per job name.
+SELECT id, name, schedule_kind, schedule_expr, schedule_zone, overlap, misfire, misfire_threshold_ms,
+       catch_up_window_ms, catch_up_max, starting_deadline_ms, jitter_ms, timeout_ms,
+       retry_max_attempts, retry_initial_ms, retry_max_ms, keep_succeeded, keep_failed, max_age_ms,
+       paused, skip_through, created_at, updated_at
+FROM baton_jobs
+WHERE name IN (/*list*/)
+ORDER BY name
