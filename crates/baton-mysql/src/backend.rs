@@ -10,6 +10,8 @@ use sqlx::{Connection, Executor, MySqlConnection, MySqlPool};
 
 use crate::bell::Bells;
 use crate::changes::Refusals;
+use crate::cluster::MysqlClusterStore;
+use crate::cluster::pending::PendingBell;
 use crate::error::{describe, number};
 use crate::lease::MysqlLeaseStore;
 use crate::version::check_version;
@@ -33,6 +35,7 @@ pub struct MysqlBackend {
     endpoint: Arc<str>,
     bells: Bells,
     refusals: Refusals,
+    pending: PendingBell,
 }
 
 impl MysqlBackend {
@@ -79,8 +82,9 @@ impl MysqlBackend {
             .connect_lazy_with(options.clone());
         let options = Arc::new(options);
         let bells = Bells::new(options.clone());
+        let pending = PendingBell::new(options.clone());
         let (refusals, _) = tokio::sync::broadcast::channel(256);
-        Ok(MysqlBackend { pool, options, endpoint: endpoint.into(), bells, refusals })
+        Ok(MysqlBackend { pool, options, endpoint: endpoint.into(), bells, refusals, pending })
     }
 
     /// Creates or upgrades baton's tables (all prefixed `baton_`), recording the applied
@@ -98,6 +102,11 @@ impl MysqlBackend {
             self.bells.clone(),
             self.refusals.clone(),
         )
+    }
+
+    /// The cluster store (nodes, batches, partitions) over these connections.
+    pub fn cluster(&self) -> MysqlClusterStore {
+        MysqlClusterStore::new(self.pool.clone(), self.options.clone(), self.pending.clone())
     }
 
     /// Where this backend connects, as `host:port` (or a socket path).

@@ -1,17 +1,28 @@
 //! The MySQL and MariaDB backend for baton.
 //!
-//! Leases are rows whose expiry is judged on the server's clock (`SYSDATE(6)`), fencing tokens
-//! come from a per-name counter row that outlives the lease row, so that they never repeat, and
-//! releases wake waiters through named locks held as doorbells (MySQL has no `LISTEN`/`NOTIFY`).
-//! Every acquire, renew, release and forced release commits once. Sessions run at READ
-//! COMMITTED. Requires MariaDB 10.6+ or MySQL 8.0.1+ (`FOR UPDATE SKIP LOCKED`).
+//! Leases ([`MysqlLeaseStore`]) are rows whose expiry is judged on the server's clock
+//! (`SYSDATE(6)`), fencing tokens come from a per-name counter row that outlives the lease row,
+//! so that they never repeat, and releases wake waiters through named locks held as doorbells
+//! (MySQL has no `LISTEN`/`NOTIFY`). Every acquire, renew, release and forced release commits
+//! once.
+//!
+//! The cluster store ([`MysqlClusterStore`]) keeps nodes, partitioned batches and their
+//! partitions; each operation is one transaction that locks the rows it decides on in one
+//! order, decides with the core's rules and commits once, and runs again when a deadlock or a
+//! lock wait timeout rolled it back whole. Claims lock with `FOR UPDATE SKIP LOCKED`; node and
+//! claim tokens come from a counter row; idle nodes learn of pending partitions through a
+//! counter and a named-lock doorbell.
+//!
+//! Sessions run at READ COMMITTED. Requires MariaDB 10.6+ or MySQL 8.0.1+ (`FOR UPDATE SKIP
+//! LOCKED`).
 //!
 //! ```no_run
 //! # async fn demo() -> baton_core::Result<()> {
 //! let backend = baton_mysql::MysqlBackend::connect("mysql://app:secret@db:3306/app").await?;
 //! backend.migrate().await?;
 //! let leases = backend.leases();
-//! # let _ = leases;
+//! let cluster = backend.cluster();
+//! # let _ = (leases, cluster);
 //! # Ok(())
 //! # }
 //! ```
@@ -22,6 +33,7 @@
 mod backend;
 mod bell;
 mod changes;
+mod cluster;
 mod error;
 pub mod fence;
 mod lease;
@@ -32,6 +44,7 @@ mod url;
 mod version;
 
 pub use backend::MysqlBackend;
+pub use cluster::MysqlClusterStore;
 pub use fence::{FenceError, check_and_bump};
 pub use lease::MysqlLeaseStore;
 pub use migrate::MIGRATIONS_TABLE;

@@ -18,7 +18,7 @@ where
     })
 }
 
-fn corrupt(what: &str, value: &str) -> Error {
+pub(crate) fn corrupt(what: &str, value: &str) -> Error {
     Error::new(ErrorKind::Internal, format!("unexpected {what} {value:?} stored in MySQL"))
 }
 

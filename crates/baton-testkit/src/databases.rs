@@ -8,8 +8,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use baton::postgres::PostgresBackend;
 use baton::sqlite::SqliteBackend;
-use baton_mysql::MysqlBackend;
 use baton_core::{ActionStore, ClusterStore, JobStore};
+use baton_mysql::MysqlBackend;
 use sqlx::{Connection, MySqlConnection, PgConnection};
 use tokio::sync::OnceCell;
 
@@ -138,6 +138,13 @@ impl JobHarness for PostgresDatabase {
 
 #[async_trait]
 impl ClusterHarness for PostgresDatabase {
+    async fn store(&self) -> Arc<dyn ClusterStore> {
+        Arc::new(self.backend().await.cluster())
+    }
+}
+
+#[async_trait]
+impl ClusterHarness for MariadbDatabase {
     async fn store(&self) -> Arc<dyn ClusterStore> {
         Arc::new(self.backend().await.cluster())
     }
