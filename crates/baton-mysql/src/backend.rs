@@ -11,6 +11,8 @@ use sqlx::{Connection, Executor, MySqlConnection, MySqlPool};
 use crate::actions::MysqlActionStore;
 use crate::bell::Bells;
 use crate::changes::Refusals;
+use crate::cluster::MysqlClusterStore;
+use crate::cluster::pending::PendingBell;
 use crate::error::{describe, number};
 use crate::jobs::MysqlJobStore;
 use crate::lease::MysqlLeaseStore;
@@ -37,6 +39,7 @@ pub struct MysqlBackend {
     bells: Bells,
     refusals: Refusals,
     due: DueBell,
+    pending: PendingBell,
 }
 
 impl MysqlBackend {
@@ -44,7 +47,7 @@ impl MysqlBackend {
     ///
     /// One connection is opened at once so that a wrong address, bad credentials, an unknown
     /// database or a server too old for `FOR UPDATE SKIP LOCKED` (MariaDB before 10.6, MySQL
-    /// before 8.0.1) fail here with one line naming the problem (never the password); a
+    /// before 8.0.4) fail here with one line naming the problem (never the password); a
     /// malformed URL fails with [`ErrorKind::InvalidInput`].
     pub async fn connect(url: &str) -> Result<Self> {
         let options = url::parse(url)?;
@@ -83,9 +86,10 @@ impl MysqlBackend {
             .connect_lazy_with(options.clone());
         let options = Arc::new(options);
         let bells = Bells::new(options.clone());
+        let pending = PendingBell::new(options.clone());
         let (refusals, _) = tokio::sync::broadcast::channel(256);
         let due = DueBell::new(options.clone());
-        Ok(MysqlBackend { pool, options, endpoint: endpoint.into(), bells, refusals, due })
+        Ok(MysqlBackend { pool, options, endpoint: endpoint.into(), bells, refusals, due, pending })
     }
 
     /// Creates or upgrades baton's tables (all prefixed `baton_`), recording the applied
@@ -114,6 +118,11 @@ impl MysqlBackend {
     /// The operator action log over these connections.
     pub fn actions(&self) -> MysqlActionStore {
         MysqlActionStore::new(self.pool.clone())
+    }
+
+    /// The cluster store (nodes, batches, partitions) over these connections.
+    pub fn cluster(&self) -> MysqlClusterStore {
+        MysqlClusterStore::new(self.pool.clone(), self.options.clone(), self.pending.clone())
     }
 
     /// Where this backend connects, as `host:port` (or a socket path).

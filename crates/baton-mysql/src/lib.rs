@@ -1,17 +1,26 @@
 //! The MySQL and MariaDB backend for baton: leases, jobs and their executions, and the operator
 //! action log.
 //!
-//! Leases are rows whose expiry is judged on the server's clock (`SYSDATE(6)`), fencing tokens
-//! come from a per-name counter row that outlives the lease row, so that they never repeat, and
-//! releases wake waiters through named locks held as doorbells (MySQL has no `LISTEN`/`NOTIFY`).
-//! Every acquire, renew, release and forced release commits once.
+//! Leases ([`MysqlLeaseStore`]) are rows whose expiry is judged on the server's clock
+//! (`SYSDATE(6)`), fencing tokens come from a per-name counter row that outlives the lease row,
+//! so that they never repeat, and releases wake waiters through named locks held as doorbells
+//! (MySQL has no `LISTEN`/`NOTIFY`). Every acquire, renew, release and forced release commits
+//! once.
 //!
 //! Jobs ([`MysqlJobStore`]) record every fire once under a unique key on its identity; workers
 //! claim due executions with `FOR UPDATE SKIP LOCKED` and decide them with the shared rules of
 //! `baton_core` while holding their jobs' rows, each claim one transaction under tokens from a
-//! counter row; a transaction rolled back by a deadlock runs again. Idle workers are woken by a
-//! due doorbell of named locks. Sessions run at READ COMMITTED. Requires MariaDB 10.6+ or MySQL
-//! 8.0.4+ (`FOR UPDATE SKIP LOCKED`, `JSON_TABLE`); tested on MariaDB 10.11.
+//! counter row. Idle workers are woken by a due doorbell of named locks.
+//!
+//! The cluster store ([`MysqlClusterStore`]) keeps nodes, partitioned batches and their
+//! partitions; each operation is one transaction that locks the rows it decides on in one
+//! order, decides with the core's rules and commits once. Claims lock with `FOR UPDATE SKIP
+//! LOCKED`; node and claim tokens come from a counter row; idle nodes learn of pending
+//! partitions through a counter and a named-lock doorbell.
+//!
+//! A transaction rolled back whole by a deadlock or a lock wait timeout runs again; one whose
+//! commit failed is never retried. Sessions run at READ COMMITTED. Requires MariaDB 10.6+ or
+//! MySQL 8.0.4+ (`FOR UPDATE SKIP LOCKED`, `JSON_TABLE`); tested on MariaDB 10.11.
 //!
 //! ```no_run
 //! # async fn demo() -> baton_core::Result<()> {
@@ -19,7 +28,8 @@
 //! backend.migrate().await?;
 //! let leases = backend.leases();
 //! let jobs = backend.jobs();
-//! # let _ = (leases, jobs);
+//! let cluster = backend.cluster();
+//! # let _ = (leases, jobs, cluster);
 //! # Ok(())
 //! # }
 //! ```
@@ -31,6 +41,7 @@ mod actions;
 mod backend;
 mod bell;
 mod changes;
+mod cluster;
 mod error;
 pub mod fence;
 mod jobs;
@@ -45,6 +56,7 @@ mod wakeups;
 
 pub use actions::MysqlActionStore;
 pub use backend::MysqlBackend;
+pub use cluster::MysqlClusterStore;
 pub use fence::{FenceError, check_and_bump};
 pub use jobs::MysqlJobStore;
 pub use lease::MysqlLeaseStore;

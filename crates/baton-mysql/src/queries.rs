@@ -147,15 +147,125 @@ queries! {
     DUE_BELL_WAIT = "due_bell_wait.sql";
 }
 
-/// `statement` with its `/*list*/` marker replaced by `count` placeholders, or by `NULL` (which
-/// matches nothing) when `count` is zero.
-pub(crate) fn with_list(statement: &str, count: usize) -> String {
-    let list = if count == 0 { "NULL".to_string() } else { vec!["?"; count].join(", ") };
-    statement.replace("/*list*/", &list)
+// The cluster store's statements.
+queries! {
+    /// Lock and read one node record.
+    NODE_LOCK = "node_lock.sql";
+    /// Read one node record, held in share mode.
+    NODE_SHARE = "node_share.sql";
+    /// Store a node's first registration.
+    NODE_INSERT = "node_insert.sql";
+    /// Rewrite a node record as a new incarnation.
+    NODE_REPLACE = "node_replace.sql";
+    /// Stamp a node's heartbeat.
+    NODE_BEAT = "node_beat.sql";
+    /// Mark a node as left.
+    NODE_LEAVE = "node_leave.sql";
+    /// The active nodes with their load.
+    NODE_LIVE = "node_live.sql";
+    /// The state and token of listed nodes.
+    NODE_STATES = "node_states.sql";
+    /// The nodes a sweep judges.
+    NODE_SWEEP_CANDIDATES = "node_sweep_candidates.sql";
+    /// Lock the nodes a sweep moves.
+    NODE_SWEEP_LOCK = "node_sweep_lock.sql";
+    /// Move locked nodes to one state.
+    NODE_SET_STATE = "node_set_state.sql";
+    /// One page of nodes.
+    NODE_LIST = "node_list.sql";
+    /// Record node state changes.
+    NODE_CHANGES_INSERT = "node_changes_insert.sql";
+    /// Read back the changes just recorded.
+    NODE_CHANGES_RECORDED = "node_changes_recorded.sql";
+    /// One page of every node's changes.
+    NODE_CHANGES_ALL = "node_changes_all.sql";
+    /// One page of one node's changes.
+    NODE_CHANGES_OF_NODE = "node_changes_of_node.sql";
+    /// Create a running batch.
+    BATCH_INSERT = "batch_insert.sql";
+    /// Read one batch.
+    BATCH_GET = "batch_get.sql";
+    /// Lock and read one batch.
+    BATCH_LOCK = "batch_lock.sql";
+    /// One page of batches.
+    BATCH_LIST = "batch_list.sql";
+    /// Count a batch's unfinished and failed partitions.
+    BATCH_TALLY = "batch_tally.sql";
+    /// A batch's first failed partitions.
+    BATCH_FIRST_FAILED = "batch_first_failed.sql";
+    /// Finish a batch.
+    BATCH_FINISH = "batch_finish.sql";
+    /// The strategies of listed batches.
+    BATCH_STRATEGIES = "batch_strategies.sql";
+    /// The running batches of listed jobs.
+    BATCH_RUNNING_OF_JOBS = "batch_running_of_jobs.sql";
+    /// Create pending partitions.
+    PARTITION_INSERT = "partition_insert.sql";
+    /// Lock claimable partitions of one node or of none.
+    PARTITION_CLAIMABLE = "partition_claimable.sql";
+    /// Claim locked partitions.
+    PARTITION_CLAIM = "partition_claim.sql";
+    /// Read listed partitions.
+    PARTITION_READ = "partition_read.sql";
+    /// Save a checkpoint (compare-and-set).
+    PARTITION_CHECKPOINT = "partition_checkpoint.sql";
+    /// Complete a partition (compare-and-set).
+    PARTITION_COMPLETE = "partition_complete.sql";
+    /// Fail a partition (compare-and-set).
+    PARTITION_FAIL = "partition_fail.sql";
+    /// Lock the listed partitions a node holds.
+    PARTITION_HELD = "partition_held.sql";
+    /// Stamp held partitions' heartbeats.
+    PARTITION_BEAT = "partition_beat.sql";
+    /// Lock a node's partitions in two states.
+    PARTITION_OF_NODE = "partition_of_node.sql";
+    /// Find partitions whose node is gone.
+    PARTITION_ORPHANS = "partition_orphans.sql";
+    /// Lock orphan candidates.
+    PARTITION_LOCK_ORPHANS = "partition_lock_orphans.sql";
+    /// Put partitions back to pending.
+    PARTITION_REQUEUE = "partition_requeue.sql";
+    /// Fail partitions that could not move.
+    PARTITION_FAIL_ORPHANS = "partition_fail_orphans.sql";
+    /// One page of a batch's partitions.
+    PARTITION_LIST = "partition_list.sql";
+    /// Issue the cluster's next tokens.
+    CLUSTER_TOKENS_DRAW = "cluster_tokens_draw.sql";
+    /// Count partitions made pending.
+    PENDING_RAISE = "pending_raise.sql";
+    /// Read the pending count.
+    PENDING_COUNT = "pending_count.sql";
+    /// Wait for pending partitions.
+    PENDING_WAIT = "pending_wait.sql";
+    /// Take the pending doorbell.
+    PENDING_BELL_TAKE = "pending_bell_take.sql";
+    /// Ring the pending doorbell.
+    PENDING_BELL_RING = "pending_bell_ring.sql";
 }
 
 /// `statement` with its `/*pairs*/` marker replaced by `count` placeholder pairs.
 pub(crate) fn with_pairs(statement: &str, count: usize) -> String {
     let pairs = vec!["(?, ?)"; count].join(", ");
     statement.replace("/*pairs*/", &pairs)
+}
+
+/// `statement` with its `/*list*/` marker replaced by `count` placeholders, or by `NULL` (which
+/// matches nothing) when `count` is zero.
+pub(crate) fn with_list(statement: &str, count: usize) -> String {
+    match count {
+        0 => statement.replace("/*list*/", "NULL"),
+        _ => expand(statement, "/*list*/", "?", ", ", count),
+    }
+}
+
+/// `statement` with `marker` replaced by `count` copies of `item`, joined by `separator`: the
+/// placeholders of a list (`"?"`, `", "`), of `CASE` arms (`"WHEN ? THEN ?"`, `" "`) or of rows.
+pub(crate) fn expand(
+    statement: &str,
+    marker: &str,
+    item: &str,
+    separator: &str,
+    count: usize,
+) -> String {
+    statement.replace(marker, &vec![item; count].join(separator))
 }

@@ -1,7 +1,7 @@
 //! The databases the backends' suites run on: a SQLite file in a temporary directory and
-//! throwaway PostgreSQL and MariaDB servers. Every `backend()` call opens a backend of its own (its own
-//! pools or connections), as a separate process would; the schema is migrated on first use.
-//! Both are harnesses of the job, cluster and action-log conformance suites.
+//! throwaway PostgreSQL and MariaDB servers. Every `backend()` call opens a backend of its own
+//! (its own pools or connections), as a separate process would; the schema is migrated on first
+//! use. Each is a harness of the job, cluster and action-log conformance suites.
 
 use std::sync::Arc;
 
@@ -10,7 +10,6 @@ use baton::mysql::MysqlBackend;
 use baton::postgres::PostgresBackend;
 use baton::sqlite::SqliteBackend;
 use baton_core::{ActionStore, ClusterStore, JobStore};
-use baton_mysql::MysqlBackend;
 use sqlx::{Connection, MySqlConnection, PgConnection};
 use tokio::sync::OnceCell;
 
@@ -145,6 +144,13 @@ impl JobHarness for PostgresDatabase {
 
 #[async_trait]
 impl ClusterHarness for PostgresDatabase {
+    async fn store(&self) -> Arc<dyn ClusterStore> {
+        Arc::new(self.backend().await.cluster())
+    }
+}
+
+#[async_trait]
+impl ClusterHarness for MariadbDatabase {
     async fn store(&self) -> Arc<dyn ClusterStore> {
         Arc::new(self.backend().await.cluster())
     }

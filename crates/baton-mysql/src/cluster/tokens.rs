@@ -1,0 +1,36 @@
+//! Fencing tokens of node incarnations and partition claims, from the cluster's counter row.
+
+use baton_core::{Error, ErrorKind, FencingToken};
+use sqlx::MySqlConnection;
+
+use super::retry::{Tried, step};
+use crate::queries::CLUSTER_TOKENS_DRAW;
+
+/// Issues the next `count` tokens, in increasing order, each greater than every token issued
+/// before: one statement, which locks the counter until the transaction ends (so a transaction
+/// draws its tokens after its other row locks).
+pub(super) async fn draw(
+    conn: &mut MySqlConnection,
+    count: usize,
+    doing: &str,
+) -> Tried<Vec<FencingToken>> {
+    let n = i64::try_from(count).map_err(|_| exhausted())?;
+    let done = sqlx::query(CLUSTER_TOKENS_DRAW)
+        .bind(n)
+        .bind(n)
+        .execute(conn)
+        .await
+        .map_err(step(doing))?;
+    let last = i64::try_from(done.last_insert_id()).map_err(|_| exhausted())?;
+    let first = last - n + 1;
+    Ok((first..=last).map(FencingToken::from_store).collect::<baton_core::Result<_>>()?)
+}
+
+/// Issues one token, as [`draw`] does.
+pub(super) async fn draw_one(conn: &mut MySqlConnection, doing: &str) -> Tried<FencingToken> {
+    draw(conn, 1, doing).await?.pop().ok_or_else(|| exhausted().into())
+}
+
+fn exhausted() -> Error {
+    Error::new(ErrorKind::Internal, "MySQL store: the cluster's token counter is exhausted")
+}
