@@ -15,7 +15,7 @@ use crate::lease::progress;
 /// Arguments of `baton bench agent`.
 #[derive(Debug, Args)]
 pub struct AgentBenchArgs {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB (migrated first).
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB (migrated first).
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// Jobs the agent defines, each firing once an hour.

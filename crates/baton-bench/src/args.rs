@@ -11,7 +11,7 @@ use crate::partitions_args::EtlNodeArgs;
 /// Arguments of `baton bench cron`.
 #[derive(Debug, Args)]
 pub struct CronBenchArgs {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long the fires are measured (after a warm-up).
@@ -31,7 +31,7 @@ pub struct CronBenchArgs {
 /// Arguments of `baton bench executions`.
 #[derive(Debug, Args)]
 pub struct ExecutionsBenchArgs {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// Executions recorded up front and drained, in each mode.
@@ -57,7 +57,7 @@ pub struct ExecutionsBenchArgs {
 /// Arguments of `baton bench idle`.
 #[derive(Debug, Args)]
 pub struct IdleBenchArgs {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long each idle measurement runs.

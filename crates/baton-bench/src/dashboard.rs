@@ -25,7 +25,7 @@ use crate::scenario::Scenario;
 /// Arguments of `baton bench dashboard`.
 #[derive(Debug, Args)]
 pub struct DashboardBenchArgs {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB (a fresh database: the run
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB (a fresh database: the run
     /// adds its executions to it).
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,

@@ -102,8 +102,8 @@ pub enum Scenario {
 /// Arguments of `baton bench lease`.
 #[derive(Debug, Args)]
 pub struct LeaseBenchArgs {
-    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, or a Redis URL (redis://,
-    /// rediss://, redis+sentinel://) for the lease scenarios.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, or a
+    /// Redis URL (redis://, rediss://, redis+sentinel://) for the lease scenarios.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long each throughput measurement runs.

@@ -7,7 +7,7 @@ use clap::Args;
 /// Arguments of `baton bench partitions`.
 #[derive(Debug, Args)]
 pub struct PartitionsBenchArgs {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// Rows of the generated input.

@@ -32,9 +32,9 @@ pub enum Output {
 /// Where the coordination stores are.
 #[derive(Debug, Clone, Args)]
 pub struct BackendArg {
-    /// Backend URL: sqlite://PATH or postgres://USER@HOST:PORT/DB, holding leases and state; or
-    /// redis://HOST:PORT (rediss:// with TLS, redis+sentinel://HOST:PORT,…/MASTER behind
-    /// Sentinel) or mysql://USER@HOST:PORT/DB, holding leases only.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB,
+    /// holding leases and state; or redis://HOST:PORT (rediss:// with TLS,
+    /// redis+sentinel://HOST:PORT,…/MASTER behind Sentinel), holding leases only.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// Keep leases in this store instead (such as redis://HOST:PORT or

@@ -38,12 +38,19 @@ impl std::fmt::Debug for Backend {
 }
 
 /// The URL schemes of stores that hold everything, for error messages.
-fn state_schemes() -> &'static str {
-    match (cfg!(feature = "sqlite"), cfg!(feature = "postgres")) {
-        (true, true) => "sqlite://PATH, postgres://USER@HOST:PORT/DB or memory://",
-        (true, false) => "sqlite://PATH or memory://",
-        (false, true) => "postgres://USER@HOST:PORT/DB or memory://",
-        (false, false) => "memory://",
+fn state_schemes() -> String {
+    let forms = [
+        (cfg!(feature = "sqlite"), "sqlite://PATH"),
+        (cfg!(feature = "postgres"), "postgres://USER@HOST:PORT/DB"),
+        (cfg!(feature = "mysql"), "mysql://USER@HOST:PORT/DB"),
+        (true, "memory://"),
+    ];
+    let forms: Vec<&str> =
+        forms.into_iter().filter_map(|(built, form)| built.then_some(form)).collect();
+    match forms.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -56,7 +63,7 @@ fn scheme(url: &str) -> &str {
 pub enum UrlKind {
     /// Leases and state: jobs, executions, nodes, batches and actions.
     Everything,
-    /// Leases only (Redis, MySQL): state needs another store beside it, see [`connect_split`].
+    /// Leases only (Redis): state needs another store beside it, see [`connect_split`].
     LeasesOnly,
 }
 
@@ -72,7 +79,7 @@ pub fn url_kind(url: &str) -> Result<UrlKind> {
         #[cfg(feature = "redis")]
         "redis" | "rediss" | "redis+sentinel" | "rediss+sentinel" => Ok(UrlKind::LeasesOnly),
         #[cfg(feature = "mysql")]
-        "mysql" | "mariadb" => Ok(UrlKind::LeasesOnly),
+        "mysql" | "mariadb" => Ok(UrlKind::Everything),
         _ => Err(unknown_scheme(url)),
     }
 }
@@ -81,8 +88,8 @@ fn is_lease_only(url: &str) -> bool {
     matches!(url_kind(url), Ok(UrlKind::LeasesOnly))
 }
 
-/// Opens the backend named by `url`: `sqlite://path/to/file.db`, `postgres://…`, or
-/// `memory://` (this process only: for examples and tests). Leases and state are both kept
+/// Opens the backend named by `url`: `sqlite://path/to/file.db`, `postgres://…`,
+/// `mysql://…` (or `mariadb://…`), or `memory://` (this process only: for examples and tests). Leases and state are both kept
 /// there.
 ///
 /// A lease-only store (`redis://…`) is refused with one line: open it with [`connect_leases`],
@@ -120,6 +127,17 @@ pub async fn connect(url: &str) -> Result<Backend> {
                 schemas: vec![Schema::Postgres(backend)],
             })
         }
+        #[cfg(feature = "mysql")]
+        "mysql" | "mariadb" => {
+            let backend = baton_mysql::MysqlBackend::connect(url).await?;
+            Ok(Backend {
+                leases: Arc::new(backend.leases()),
+                jobs: Arc::new(backend.jobs()),
+                cluster: Arc::new(backend.cluster()),
+                actions: Arc::new(backend.actions()),
+                schemas: vec![Schema::Mysql(backend)],
+            })
+        }
         _ if is_lease_only(url) => Err(Error::invalid_input(format!(
             "{} holds leases only: executions, fires, nodes and partitions need a state store \
              ({}) beside it",
@@ -131,10 +149,10 @@ pub async fn connect(url: &str) -> Result<Backend> {
 }
 
 fn unknown_scheme(url: &str) -> Error {
-    let lease_only = [
-        (cfg!(feature = "redis"), "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER"),
-        (cfg!(feature = "mysql"), "mysql://USER@HOST:PORT/DB"),
-    ]
+    let lease_only = [(
+        cfg!(feature = "redis"),
+        "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER",
+    )]
     .into_iter()
     .filter_map(|(built, form)| built.then_some(form))
     .collect::<Vec<_>>();
@@ -151,7 +169,7 @@ fn unknown_scheme(url: &str) -> Error {
 
 /// Opens only the lease store named by `url`: any scheme [`connect`] accepts, and the lease-only
 /// stores (`redis://…`, `rediss://…`, `redis+sentinel://…` and `rediss+sentinel://…` with the
-/// `redis` feature, `mysql://…` and `mariadb://…` with the `mysql` feature).
+/// `redis` feature).
 ///
 /// Opening does not change the store; a SQL store still needs [`Backend::migrate`] once.
 pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
@@ -164,11 +182,6 @@ async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)>
         #[cfg(feature = "redis")]
         "redis" | "rediss" | "redis+sentinel" | "rediss+sentinel" => {
             Ok((Arc::new(baton_redis::RedisLeaseStore::connect(url).await?), None))
-        }
-        #[cfg(feature = "mysql")]
-        "mysql" | "mariadb" => {
-            let backend = baton_mysql::MysqlBackend::connect(url).await?;
-            Ok((Arc::new(backend.leases()), Some(Schema::Mysql(backend))))
         }
         _ => {
             let mut backend = connect(url).await?;

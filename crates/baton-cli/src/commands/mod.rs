@@ -88,7 +88,8 @@ async fn open(arg: &BackendArg) -> anyhow::Result<Backend> {
     if baton::url_kind(&arg.backend)? == UrlKind::LeasesOnly {
         anyhow::bail!(
             "{} holds leases only, and this needs the state store too: give that as --backend \
-             (sqlite://PATH or postgres://USER@HOST:PORT/DB) and this one as --lease-backend",
+             (sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB) and \
+             this one as --lease-backend",
             baton::redact(&arg.backend)
         );
     }

@@ -142,7 +142,8 @@ fn backend_url(url: &str) -> Result<String, String> {
         UrlKind::Everything => Ok(url.to_owned()),
         UrlKind::LeasesOnly => Err(format!(
             "{} holds leases only: put it in `lease_backend`, and in `backend` the store that \
-             keeps jobs and nodes (sqlite://PATH or postgres://USER@HOST:PORT/DB)",
+             keeps jobs and nodes (sqlite://PATH, postgres://USER@HOST:PORT/DB or \
+             mysql://USER@HOST:PORT/DB)",
             baton::redact(url)
         )),
     }
