@@ -28,6 +28,7 @@ mod lease;
 mod migrate;
 mod queries;
 mod row;
+mod tls;
 mod url;
 mod version;
 
