@@ -20,6 +20,7 @@ mod name;
 pub mod page;
 pub mod schedule;
 pub mod time;
+pub mod tls;
 pub mod url;
 
 pub use action::ActionStore;

@@ -47,8 +47,10 @@ impl MysqlBackend {
     ///
     /// One connection is opened at once so that a wrong address, bad credentials, an unknown
     /// database or a server too old for `FOR UPDATE SKIP LOCKED` (MariaDB before 10.6, MySQL
-    /// before 8.0.4) fail here with one line naming the problem (never the password); a
-    /// malformed URL fails with [`ErrorKind::InvalidInput`].
+    /// before 8.0.4) fail here with one line naming the problem (never the password), as does a
+    /// failed TLS handshake; a malformed URL, or one with a query parameter other than
+    /// `ssl-mode`, `ssl-ca`, `ssl-cert`, `ssl-key` and `socket`, fails with
+    /// [`ErrorKind::InvalidInput`] before connecting.
     pub async fn connect(url: &str) -> Result<Self> {
         let options = url::parse(url)?;
         let endpoint = url::endpoint(&options);
@@ -150,9 +152,18 @@ fn connect_error(endpoint: &str, options: &MySqlConnectOptions, err: &sqlx::Erro
             ErrorKind::InvalidInput,
             format!("database {database:?} does not exist: create it or name another in the URL"),
         ),
-        Some(1044 | 1045) => (
+        Some(1044) => (
             ErrorKind::InvalidInput,
             format!("{}: check the user and password in the URL", describe(err)),
+        ),
+        // Also the answer to an account that requires a client certificate and got none.
+        Some(1045) => (
+            ErrorKind::InvalidInput,
+            format!(
+                "{}: check the user and password in the URL (and ssl-cert and ssl-key if the \
+                 account requires a client certificate)",
+                describe(err)
+            ),
         ),
         _ => (ErrorKind::Unavailable, describe(err)),
     };

@@ -66,6 +66,9 @@ pub(crate) fn kind_of(err: &sqlx::Error) -> ErrorKind {
 
 /// The cause of a sqlx error on one line, without the crate's generic prefixes.
 pub(crate) fn describe(err: &sqlx::Error) -> String {
+    if let Some(tls) = crate::tls::explain(err) {
+        return single_line(&tls);
+    }
     let text = match err {
         sqlx::Error::Io(io) => io.to_string(),
         sqlx::Error::PoolTimedOut => "no connection available in time".to_string(),

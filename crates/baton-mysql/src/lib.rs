@@ -49,6 +49,7 @@ mod lease;
 mod migrate;
 mod queries;
 mod row;
+mod tls;
 mod tx;
 mod url;
 mod version;

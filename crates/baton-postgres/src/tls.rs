@@ -1,6 +1,7 @@
 //! TLS to PostgreSQL: the URL's `sslmode`, `sslrootcert`, `sslcert` and `sslkey`, checked before
 //! connecting, and handshake failures explained on one line.
 
+use baton_core::tls::{TlsVocabulary, key_pair};
 use sqlx::postgres::{PgConnectOptions, PgSslMode};
 use url::Url;
 
@@ -8,6 +9,9 @@ use url::Url;
 const MODES: &str = "disable, prefer, require, verify-ca or verify-full";
 /// The TLS parameters understood, for messages.
 const PARAMETERS: &str = "sslmode, sslrootcert, sslcert and sslkey";
+/// How handshake failures name the parameters.
+const VOCABULARY: TlsVocabulary =
+    TlsVocabulary { ca: "sslrootcert", verify_host: "sslmode=verify-full", verify_ca: "verify-ca" };
 
 /// The TLS parameters of a URL, checked.
 #[derive(Debug, Default)]
@@ -46,9 +50,7 @@ impl TlsParams {
                 _ => {}
             }
         }
-        if cert != key {
-            return Err("sslcert and sslkey go together: give both, or neither".to_string());
-        }
+        key_pair(("sslcert", cert), ("sslkey", key))?;
         Ok(params)
     }
 
@@ -79,43 +81,17 @@ fn readable(parameter: &str, value: &str) -> Result<(), String> {
     if value.trim_start().starts_with("-----BEGIN") {
         return Ok(());
     }
-    std::fs::File::open(value)
-        .map(drop)
-        .map_err(|err| format!("{parameter} {value:?} cannot be read: {err}"))
+    baton_core::tls::readable(parameter, value)
 }
 
 /// A TLS failure of `err` explained on one line, or `None` when `err` is not about TLS.
 pub(crate) fn explain(err: &sqlx::Error) -> Option<String> {
-    let rustls = match err {
-        sqlx::Error::Tls(inner) => match inner.downcast_ref::<rustls::Error>() {
-            Some(rustls) => rustls,
-            None => return Some(format!("TLS: {inner}")),
-        },
-        sqlx::Error::Io(io) => io.get_ref()?.downcast_ref::<rustls::Error>()?,
-        _ => return None,
-    };
-    Some(format!("TLS handshake failed: {}", handshake(rustls)))
-}
-
-fn handshake(err: &rustls::Error) -> String {
-    use rustls::CertificateError::{
-        Expired, ExpiredContext, NotValidForName, NotValidForNameContext, UnknownIssuer,
-    };
     match err {
-        rustls::Error::InvalidCertificate(UnknownIssuer) => {
-            "the server's certificate is not signed by a trusted CA (name the CA's certificate \
-             file in sslrootcert)"
-                .to_string()
+        sqlx::Error::Tls(inner) => {
+            Some(VOCABULARY.explain(err).unwrap_or_else(|| format!("TLS: {inner}")))
         }
-        rustls::Error::InvalidCertificate(NotValidForName | NotValidForNameContext { .. }) => {
-            "the server's certificate is not valid for the host in the URL (sslmode=verify-full \
-             checks the host name, verify-ca does not)"
-                .to_string()
-        }
-        rustls::Error::InvalidCertificate(Expired | ExpiredContext { .. }) => {
-            "the server's certificate has expired".to_string()
-        }
-        other => other.to_string(),
+        sqlx::Error::Io(_) => VOCABULARY.explain(err),
+        _ => None,
     }
 }
 

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use super::mariadb_config::MariadbConfig;
 use super::process::ServerProcess;
 use super::spec::{Probe, ServerSpec, running_as_root, tcp_accepts};
 use super::template::{self, copy_tree};
@@ -46,6 +47,12 @@ impl MariadbServer {
     /// Starts a server and waits until it accepts connections. Panics if the binaries are
     /// missing or the server does not start (with the tail of its log).
     pub fn start() -> MariadbServer {
+        MariadbServer::start_with(MariadbConfig::default())
+    }
+
+    /// Starts a server configured as `config` says; see [`start`](Self::start).
+    pub fn start_with(config: MariadbConfig) -> MariadbServer {
+        let files = config.clone();
         let installation = installation();
         let template = template(installation);
         let server = installation.server.clone();
@@ -70,12 +77,13 @@ impl MariadbServer {
             if running_as_root() {
                 command.arg("--user=root");
             }
+            config.arguments(&mut command, dir);
             command
         })
         .prepare(move |dir| {
             copy_tree(&template, &dir.join("data"), None)?;
-            let init = format!("CREATE DATABASE IF NOT EXISTS {};\n", MariadbServer::DATABASE);
-            std::fs::write(dir.join("init.sql"), init)
+            std::fs::write(dir.join("init.sql"), files.init_sql(MariadbServer::DATABASE))?;
+            files.tls.as_ref().map_or(Ok(()), |tls| tls.write_files(dir, None))
         })
         .probe(ready);
         MariadbServer { process: ServerProcess::start(spec), version: installation.version.clone() }

@@ -4,11 +4,12 @@
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
 //! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`] and
 //! [`RedisServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
-//! PostgreSQL can serve TLS. [`SentinelTopology`] puts a Redis master, its replica and sentinels
+//! all three can serve TLS. [`SentinelTopology`] puts a Redis master, its replica and sentinels
 //! together.
 
 mod family;
 mod mariadb;
+mod mariadb_config;
 mod postgres;
 mod postgres_config;
 mod process;
@@ -16,11 +17,14 @@ mod redis;
 mod sentinel;
 mod spec;
 mod template;
+mod tls;
 
 pub use mariadb::MariadbServer;
+pub use mariadb_config::MariadbConfig;
 pub use postgres::PostgresServer;
-pub use postgres_config::{PostgresConfig, ServerTls};
+pub use postgres_config::PostgresConfig;
 pub use process::ServerProcess;
 pub use redis::{RedisConfig, RedisServer};
 pub use sentinel::{SentinelConfig, SentinelTopology};
 pub use spec::{Probe, RunAs, ServerSpec, running_as_root, tcp_accepts};
+pub use tls::ServerTls;

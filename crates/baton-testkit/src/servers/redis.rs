@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::postgres_config::ServerTls;
 use super::process::ServerProcess;
 use super::spec::{ServerSpec, require_ipv6_loopback, tcp_accepts};
+use super::tls::ServerTls;
 
 const NOT_FOUND: &str = "redis-server not found on the PATH: install the redis-server package \
                          (scripts/test does this when run as root)";
@@ -67,12 +67,12 @@ impl RedisServer {
                 None => command.args(["--port", &port.to_string()]),
                 Some(tls) => {
                     command.args(["--port", "0", "--tls-port", &port.to_string()]);
-                    command.arg("--tls-cert-file").arg(dir.join(TLS_CERT));
-                    command.arg("--tls-key-file").arg(dir.join(TLS_KEY));
+                    command.arg("--tls-cert-file").arg(dir.join(ServerTls::CERT));
+                    command.arg("--tls-key-file").arg(dir.join(ServerTls::KEY));
                     match tls.client_ca_pem {
                         Some(_) => command
                             .arg("--tls-ca-cert-file")
-                            .arg(dir.join(TLS_CLIENT_CA))
+                            .arg(dir.join(ServerTls::CLIENT_CA))
                             .args(["--tls-auth-clients", "yes"]),
                         None => command.args(["--tls-auth-clients", "no"]),
                     }
@@ -110,7 +110,7 @@ impl RedisServer {
             }
         });
         let spec = match config.tls.clone() {
-            Some(tls) => spec.prepare(move |dir| write_tls_files(dir, &tls)),
+            Some(tls) => spec.prepare(move |dir| tls.write_files(dir, None)),
             None => spec,
         };
         RedisServer { process: ServerProcess::start(spec), config }
@@ -197,20 +197,6 @@ pub(super) fn answers_ping(port: u16, password: Option<&str>) -> bool {
             _ => return false,
         }
     }
-}
-
-/// Where a TLS server's files are, in its directory.
-const TLS_CERT: &str = "server.crt";
-const TLS_KEY: &str = "server.key";
-const TLS_CLIENT_CA: &str = "client-ca.crt";
-
-fn write_tls_files(dir: &Path, tls: &ServerTls) -> std::io::Result<()> {
-    std::fs::write(dir.join(TLS_CERT), &tls.cert_pem)?;
-    std::fs::write(dir.join(TLS_KEY), &tls.key_pem)?;
-    if let Some(ca) = &tls.client_ca_pem {
-        std::fs::write(dir.join(TLS_CLIENT_CA), ca)?;
-    }
-    Ok(())
 }
 
 /// Panics, saying so, unless `binary` was built with TLS: one built without refuses the
