@@ -15,8 +15,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use baton::FencingToken;
+use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
 use sqlx::postgres::PgConnectOptions;
-use sqlx::{Connection, PgPool, SqlitePool};
+use sqlx::{Connection, Executor, MySqlPool, PgPool, SqlitePool};
 
 /// The resource every ledger append is fenced on.
 pub const RESOURCE: &str = "ledger";
@@ -24,6 +25,8 @@ pub const RESOURCE: &str = "ledger";
 /// How long (ms) PostgreSQL lets a ledger session sit idle inside a transaction: well below the
 /// fault tests' patience, well above an append.
 const IDLE_IN_TRANSACTION_MS: &str = "2000";
+/// The same on MariaDB (`idle_transaction_timeout`, in seconds).
+const MARIADB_IDLE_IN_TRANSACTION: &str = "SET SESSION idle_transaction_timeout = 2";
 
 /// What became of one append.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +65,8 @@ pub enum Ledger {
     Postgres(PgPool),
     /// On a SQLite file.
     Sqlite(SqlitePool),
+    /// On MariaDB.
+    Mysql(MySqlPool),
 }
 
 impl Ledger {
@@ -78,6 +83,23 @@ impl Ledger {
                 PgPool::connect_with(options).await.context("opening the PostgreSQL ledger")?;
             sqlx::raw_sql(include_str!("../sql/ledger_postgres.sql")).execute(&pool).await?;
             Ledger::Postgres(pool)
+        } else if url.starts_with("mysql") || url.starts_with("mariadb") {
+            // As on PostgreSQL: a writer cut off inside an append must not keep the fence row
+            // locked for long.
+            let options =
+                url.replacen("mariadb://", "mysql://", 1).parse::<MySqlConnectOptions>()?;
+            let pool = MySqlPoolOptions::new()
+                .after_connect(|conn, _| {
+                    Box::pin(async move {
+                        conn.execute(MARIADB_IDLE_IN_TRANSACTION).await?;
+                        Ok(())
+                    })
+                })
+                .connect_with(options)
+                .await
+                .context("opening the MariaDB ledger")?;
+            sqlx::raw_sql(include_str!("../sql/ledger_mysql.sql")).execute(&pool).await?;
+            Ledger::Mysql(pool)
         } else {
             let path = url.trim_start_matches("sqlite://");
             let options = sqlx::sqlite::SqliteConnectOptions::new()
@@ -146,6 +168,27 @@ impl Ledger {
                     Err(err) => return Err(err.into()),
                 }
             }
+            Ledger::Mysql(pool) => {
+                let mut tx = pool.begin().await?;
+                match baton::mysql::check_and_bump(&mut tx, RESOURCE, token).await {
+                    Ok(()) => {
+                        let Ok(margin) = margin() else { return Ok(Append::Stopped) };
+                        sqlx::query(
+                            "INSERT INTO baton_test_ledger (writer, token, margin_us) \
+                             VALUES (?, ?, ?)",
+                        )
+                        .bind(writer)
+                        .bind(token.to_store())
+                        .bind(margin)
+                        .execute(&mut *tx)
+                        .await?;
+                        tx.commit().await?;
+                        false
+                    }
+                    Err(baton::mysql::FenceError::Stale { .. }) => true,
+                    Err(err) => return Err(err.into()),
+                }
+            }
         };
         if !stale {
             return Ok(Append::Accepted);
@@ -174,6 +217,15 @@ impl Ledger {
                 .execute(pool)
                 .await?;
             }
+            Ledger::Mysql(pool) => {
+                sqlx::query(
+                    "INSERT INTO baton_test_ledger_rejections (writer, token) VALUES (?, ?)",
+                )
+                .bind(writer)
+                .bind(token.to_store())
+                .execute(pool)
+                .await?;
+            }
         }
         Ok(())
     }
@@ -188,6 +240,10 @@ impl Ledger {
                 sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
             ),
             Ledger::Sqlite(pool) => (
+                sqlx::query_as(ENTRIES).fetch_all(pool).await?,
+                sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
+            ),
+            Ledger::Mysql(pool) => (
                 sqlx::query_as(ENTRIES).fetch_all(pool).await?,
                 sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
             ),

@@ -1,0 +1,13 @@
+CREATE TABLE IF NOT EXISTS baton_test_ledger (
+    seq BIGINT AUTO_INCREMENT PRIMARY KEY,
+    writer VARCHAR(100) NOT NULL,
+    token BIGINT NOT NULL,
+    -- How long (µs) the writer's claim still had when the entry was written; NULL when the
+    -- write was not made under a claim (a deliberate stale write).
+    margin_us BIGINT
+) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS baton_test_ledger_rejections (
+    seq BIGINT AUTO_INCREMENT PRIMARY KEY,
+    writer VARCHAR(100) NOT NULL,
+    token BIGINT NOT NULL
+) ENGINE = InnoDB;
