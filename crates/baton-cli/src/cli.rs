@@ -203,6 +203,11 @@ pub struct DemoArgs {
     /// Keep the cluster and its dashboards running after the scenario, until Ctrl-C.
     #[arg(long)]
     pub keep_running: bool,
+    /// Run the agents on this store instead of an embedded SQLite file: a PostgreSQL or MySQL
+    /// database baton has not used yet (the verification counts every fire on record). The
+    /// ledger stays a SQLite file in the demo's directory.
+    #[arg(long, value_name = "URL")]
+    pub backend: Option<String>,
     /// A command the demo's agents run.
     #[command(subcommand)]
     pub step: Option<DemoStep>,

@@ -10,7 +10,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use tokio::process::{Child, Command};
 
-use super::config::agent_config;
+use super::config::{Stores, agent_config};
 
 /// One agent process.
 pub struct Agent {
@@ -66,14 +66,15 @@ pub struct Agents {
 }
 
 impl Agents {
-    /// Starts one agent per name, each on a free loopback port.
-    pub async fn start(dir: &Path, names: &[&str]) -> anyhow::Result<Agents> {
+    /// Starts one agent per name on `stores`, each on a free loopback port, with its config
+    /// and log in `dir`.
+    pub async fn start(dir: &Path, stores: &Stores, names: &[&str]) -> anyhow::Result<Agents> {
         let binary = std::env::current_exe().context("locating the baton binary")?;
         let mut running = Vec::new();
         for name in names {
             let port = free_port()?;
             let config = dir.join(format!("{name}.toml"));
-            std::fs::write(&config, agent_config(dir, name, port)?)?;
+            std::fs::write(&config, agent_config(stores, name, port)?)?;
             let log = std::fs::File::create(dir.join(format!("{name}.log")))?;
             let mut command = Command::new(&binary);
             command.arg("agent").arg("--config").arg(&config);

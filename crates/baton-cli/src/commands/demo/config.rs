@@ -1,6 +1,6 @@
 //! The agents' config files: the same jobs on every node, a port of its own for each.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 /// The demo's timing: short, so that a crash and its failover show within seconds.
 pub mod timing {
@@ -12,12 +12,21 @@ pub mod timing {
     pub const UNREACHABLE: Duration = Duration::from_millis(1500);
 }
 
-/// The config of agent `node`, listening on `port`, sharing the store and ledger in `dir`.
-pub fn agent_config(dir: &Path, node: &str, port: u16) -> anyhow::Result<String> {
+/// Where the demo's agents keep their state and write their ledger.
+#[derive(Debug, Clone)]
+pub struct Stores {
+    /// The agents' backend URL.
+    pub backend: String,
+    /// The ledger's SQLite file.
+    pub ledger: PathBuf,
+}
+
+/// The config of agent `node`, listening on `port`, sharing `stores`.
+pub fn agent_config(stores: &Stores, node: &str, port: u16) -> anyhow::Result<String> {
     let exe = std::env::current_exe()?;
     let exe = toml_string(&exe.display().to_string());
-    let ledger = toml_string(&dir.join("demo.db").display().to_string());
-    let backend = toml_string(&format!("sqlite://{}", dir.join("demo.db").display()));
+    let ledger = toml_string(&stores.ledger.display().to_string());
+    let backend = toml_string(&stores.backend);
     Ok(format!(
         r#"backend = {backend}
 node_id = "{node}"

@@ -14,11 +14,12 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{Connection, SqliteConnection};
 
 use crate::cli::{DemoArgs, DemoStep};
 use agents::Agents;
-use config::timing;
+use config::{Stores, timing};
 use watch::Watch;
 
 /// How long the cluster runs before the leader is killed, then before a node is paused, then
@@ -32,21 +33,36 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     match args.step {
         Some(DemoStep::Write { ledger, work }) => writer::write(&ledger, work).await,
         Some(DemoStep::Partition { ledger, step }) => writer::partition(&ledger, step).await,
-        None => demonstrate(args.keep_running).await,
+        None => demonstrate(args.keep_running, args.backend).await,
     }
 }
 
-async fn demonstrate(keep_running: bool) -> anyhow::Result<ExitCode> {
+async fn demonstrate(keep_running: bool, backend: Option<String>) -> anyhow::Result<ExitCode> {
     let dir = tempfile::Builder::new().prefix("baton-demo-").tempdir()?;
-    let path = dir.path().join("demo.db");
-    let url = format!("sqlite://{}", path.display());
-    let backend = baton::connect(&url).await?;
-    backend.migrate().await?;
-    let mut ledger = SqliteConnection::connect(&url).await?;
+    let stores = match &backend {
+        Some(url) => Stores { backend: url.clone(), ledger: dir.path().join("ledger.db") },
+        // One file holds both, so that a paused agent holding its write lock shows.
+        None => {
+            let path = dir.path().join("demo.db");
+            Stores { backend: format!("sqlite://{}", path.display()), ledger: path }
+        }
+    };
+    let backend = open_unused(&stores.backend).await?;
+    let path = stores.ledger.clone();
+    let mut ledger = open_ledger(&path).await?;
     sqlx::raw_sql(include_str!("demo_ledger.sql")).execute(&mut ledger).await?;
 
-    let mut agents = Agents::start(dir.path(), &["node-a", "node-b", "node-c"]).await?;
-    println!("baton demo: three agents share one SQLite file in {}", dir.path().display());
+    let mut agents = Agents::start(dir.path(), &stores, &["node-a", "node-b", "node-c"]).await?;
+    match stores.backend.starts_with("sqlite://") {
+        true => {
+            println!("baton demo: three agents share one SQLite file in {}", dir.path().display())
+        }
+        false => println!(
+            "baton demo: three agents share {}; their ledger and logs are in {}",
+            baton::redact(&stores.backend),
+            dir.path().display()
+        ),
+    }
     for agent in &agents.running {
         println!("  {}: dashboard http://127.0.0.1:{}/", agent.name, agent.port);
     }
@@ -58,9 +74,37 @@ async fn demonstrate(keep_running: bool) -> anyhow::Result<ExitCode> {
     println!("stopping the agents gracefully");
     agents.stop().await;
     let failover = outcome?;
-    let mut ledger = SqliteConnection::connect(&url).await?;
+    let mut ledger = open_ledger(&path).await?;
     let clean = report::verify(&backend, &mut ledger, failover).await?;
     Ok(if clean { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Opens and migrates the store at `url`, which must hold no job yet: the verification counts
+/// every fire on record.
+async fn open_unused(url: &str) -> anyhow::Result<baton::Backend> {
+    if baton::url_kind(url)? == baton::UrlKind::LeasesOnly {
+        anyhow::bail!(
+            "{} holds leases only: the demo needs a store for everything (postgres:// or mysql://)",
+            baton::redact(url)
+        );
+    }
+    let backend = baton::connect(url).await?;
+    backend.migrate().await?;
+    let jobs = backend.jobs().job_list(baton::core::job::JobListParams::default()).await?;
+    if !jobs.items.is_empty() {
+        anyhow::bail!(
+            "{} already has jobs: the demo verifies every fire on record, so it needs a \
+             database baton has not used yet",
+            baton::redact(url)
+        );
+    }
+    Ok(backend)
+}
+
+/// The ledger's SQLite file, created when missing.
+async fn open_ledger(path: &std::path::Path) -> anyhow::Result<SqliteConnection> {
+    let options = SqliteConnectOptions::new().filename(path).create_if_missing(true);
+    Ok(SqliteConnection::connect_with(&options).await?)
 }
 
 /// The scripted run: the crash of the leader, then a paused writer; answers the failover time.
