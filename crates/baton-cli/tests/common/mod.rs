@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own part
 
 pub mod agent;
+pub mod demo;
 pub mod writers;
 
 use std::process::{Command, Output};

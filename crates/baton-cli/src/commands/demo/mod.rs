@@ -101,9 +101,12 @@ async fn open_unused(url: &str) -> anyhow::Result<baton::Backend> {
     Ok(backend)
 }
 
-/// The ledger's SQLite file, created when missing.
+/// The ledger's SQLite file, created when missing, with the fences of baton's SQLite schema
+/// (`baton::sqlite::fence`) that its writers check.
 async fn open_ledger(path: &std::path::Path) -> anyhow::Result<SqliteConnection> {
-    let options = SqliteConnectOptions::new().filename(path).create_if_missing(true);
+    let url = format!("sqlite://{}", path.display());
+    baton::sqlite::SqliteBackend::connect(&url).await?.migrate().await?;
+    let options = SqliteConnectOptions::new().filename(path);
     Ok(SqliteConnection::connect_with(&options).await?)
 }
 
