@@ -9,6 +9,7 @@ use crate::commits::CommitCounter;
 use crate::lease::ACCOUNTED_OPS;
 use crate::report::{Table, per, statements_per, verdict};
 use crate::statements::{self, SelfCheck};
+use crate::target::Target;
 
 /// Statements and commits counted for `ops` operations of one kind.
 #[derive(Debug, Clone)]
@@ -109,8 +110,9 @@ impl Pass<'_> {
 }
 
 /// The accounting section of the report.
-pub(crate) fn render(rows: &[Accounted], check: &SelfCheck, postgres: bool) -> String {
+pub(crate) fn render(rows: &[Accounted], check: &SelfCheck, target: &Target) -> String {
     let counting = check.live();
+    let postgres = target.is_postgres();
     let mut table = Table::new(&[
         "operation",
         "ops",
@@ -145,11 +147,11 @@ pub(crate) fn render(rows: &[Accounted], check: &SelfCheck, postgres: bool) -> S
          fresh client)\n"
     );
     out.push_str(&table.render());
-    out.push_str(&notes(check, postgres));
+    out.push_str(&notes(check, target));
     out
 }
 
-fn notes(check: &SelfCheck, postgres: bool) -> String {
+fn notes(check: &SelfCheck, target: &Target) -> String {
     let mut out = String::new();
     if check.live() {
         let counted = |word: &str| check.counted.iter().any(|s| s.eq_ignore_ascii_case(word));
@@ -164,22 +166,30 @@ fn notes(check: &SelfCheck, postgres: bool) -> String {
     } else {
         out.push_str("statements: n/a (the statement counter layer is not installed)\n");
     }
-    if postgres {
-        out.push_str(
+    match target {
+        Target::Postgres { .. } => out.push_str(
             "commits: pg_stat_database.xact_commit, read once the measured sessions closed, less \
              one commit per session start-up and the\ncounter's own; they include the one-off \
              commit of sqlx preparing each statement on each new pooled connection.\n",
-        );
-    } else {
-        out.push_str(
-            "Each SQLite lease operation is one BEGIN IMMEDIATE transaction: add its BEGIN and \
-             COMMIT (or ROLLBACK) to the statements above.\n",
-        );
-        out.push_str(
-            "commits: the WAL index commit counter (iChange), which counts commits that wrote \
-             to the WAL: a refused acquisition rolls\nback, and a renewal in the same \
-             millisecond as its acquisition rewrites identical bytes, so SQLite writes nothing.\n",
-        );
+        ),
+        Target::Mysql { .. } => out.push_str(
+            "commits: InnoDB's trx_rw_commits, the read-write transactions committed by every \
+             session. A refused acquisition commits too:\nits transaction raised the name's \
+             token counter. An acquisition also takes the lease's doorbell (GET_LOCK) on a \
+             connection of its own.\n",
+        ),
+        Target::Sqlite { .. } => {
+            out.push_str(
+                "Each SQLite lease operation is one BEGIN IMMEDIATE transaction: add its BEGIN \
+                 and COMMIT (or ROLLBACK) to the statements above.\n",
+            );
+            out.push_str(
+                "commits: the WAL index commit counter (iChange), which counts commits that \
+                 wrote to the WAL: a refused acquisition rolls\nback, and a renewal in the same \
+                 millisecond as its acquisition rewrites identical bytes, so SQLite writes \
+                 nothing.\n",
+            );
+        }
     }
     out
 }

@@ -137,7 +137,7 @@ pub(crate) fn throughput(t: &Throughput, target: &Target) -> String {
         t.race.grants,
         t.race.conflicts,
     ));
-    out.push_str(&crate::accounting::render(&t.accounted, &t.check, postgres));
+    out.push_str(&crate::accounting::render(&t.accounted, &t.check, target));
     out
 }
 
