@@ -1,7 +1,7 @@
 -- Records missed runs at the given time, each as one final 'missed' record, in array order.
--- A run is left out when a schedule record of its job already accounts for one of its
--- instants: a fire at one of them, or a missed run reaching into it (the run itself, recorded
--- before, among them). INSERT IGNORE as in execution_fires_insert.sql.
+-- The runs were chosen by execution_missed_uncovered.sql under the jobs' exclusive locks. It
+-- reads no table it writes, so no temporary table holds the rows. INSERT IGNORE as in
+-- execution_fires_insert.sql.
 --   ? now, now, JSON array of [job, fire_key, first, last, count, reason].
 INSERT IGNORE INTO baton_executions (
     job, fire_key, scheduled_at, attempt, `trigger`, status, due_at, created_at, finished_at,
@@ -18,19 +18,4 @@ FROM JSON_TABLE(?, '$[*]' COLUMNS (
     count    BIGINT PATH '$[4]',
     reason   TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$[5]'
 )) AS run
-WHERE NOT EXISTS (
-    SELECT 1
-    FROM baton_executions AS r
-    WHERE r.job = run.job
-      AND r.`trigger` = 'schedule'
-      AND r.scheduled_at BETWEEN run.first AND run.last
-)
-  AND NOT EXISTS (
-    SELECT 1
-    FROM baton_executions AS r
-    WHERE r.job = run.job
-      AND r.covers_through IS NOT NULL
-      AND r.scheduled_at < run.first
-      AND r.covers_through >= run.first
-)
 ORDER BY run.position

@@ -77,6 +77,8 @@ queries! {
     JOB_PRUNED_RAISE = "job_pruned_raise.sql";
     /// Record a batch of fires.
     EXECUTION_FIRES_INSERT = "execution_fires_insert.sql";
+    /// The missed runs that no schedule record accounts for yet.
+    EXECUTION_MISSED_UNCOVERED = "execution_missed_uncovered.sql";
     /// Record a batch of missed runs.
     EXECUTION_MISSED_INSERT = "execution_missed_insert.sql";
     /// Lock the latest attempt of a fire.

@@ -9,7 +9,7 @@
 //! [`rehome`](baton_core::cluster::rehome), [`verdict`](baton_core::cluster::verdict)) and
 //! writes the outcome. Rows are locked in one order (a node record, then partitions by id or
 //! with SKIP LOCKED, then the counters; see `migrations/0010_nodes.sql`), and a transaction
-//! rolled back whole by a deadlock or a lock wait timeout runs again (see `retry`). Claims,
+//! rolled back whole by a deadlock or a lock wait timeout runs again (see `crate::tx`). Claims,
 //! sweeps and reassignments lock with SKIP LOCKED and never wait for each other.
 
 mod batches;
@@ -19,7 +19,6 @@ mod partitions;
 pub(crate) mod pending;
 mod reads;
 mod rehome;
-mod retry;
 mod rows;
 mod sweep;
 mod tokens;
@@ -40,9 +39,9 @@ use sqlx::mysql::MySqlConnectOptions;
 use sqlx::{MySqlConnection, MySqlPool};
 
 use self::pending::PendingBell;
-use self::retry::{Tried, retrying, step};
 use crate::error::query_error;
 use crate::queries::NOW;
+use crate::tx::Failure;
 
 /// Cluster nodes, partitioned batches and their partitions stored in MySQL or MariaDB.
 ///
@@ -76,8 +75,8 @@ impl MysqlClusterStore {
 }
 
 /// The server's time, read inside a transaction after the locks it took so far.
-async fn now(conn: &mut MySqlConnection, doing: &str) -> Tried<StoreTime> {
-    let ms: i64 = sqlx::query_scalar(NOW).fetch_one(conn).await.map_err(step(doing))?;
+async fn now(conn: &mut MySqlConnection) -> Result<StoreTime, Failure> {
+    let ms: i64 = sqlx::query_scalar(NOW).fetch_one(conn).await?;
     Ok(StoreTime::from_millis(ms))
 }
 
@@ -96,18 +95,15 @@ fn check_limit(what: &str, limit: u32) -> Result<u32> {
 impl ClusterStore for MysqlClusterStore {
     async fn node_register(&self, params: NodeRegisterParams) -> Result<Node> {
         params.check()?;
-        let doing = format!("registering node {}", params.id);
-        retrying(&doing, || nodes::register(&self.inner, &params)).await
+        nodes::register(&self.inner, &params).await
     }
 
     async fn node_heartbeat(&self, params: NodeHeartbeatParams) -> Result<NodeHeartbeatOutcome> {
-        let doing = format!("recording the heartbeat of node {}", params.node);
-        retrying(&doing, || nodes::heartbeat(&self.inner, &params)).await
+        nodes::heartbeat(&self.inner, &params).await
     }
 
     async fn node_leave(&self, params: NodeLeaveParams) -> Result<Node> {
-        let doing = format!("leaving the cluster as node {}", params.node);
-        retrying(&doing, || nodes::leave(&self.inner, &params)).await
+        nodes::leave(&self.inner, &params).await
     }
 
     async fn node_list(&self, params: NodeListParams) -> Result<Page<Node>> {
@@ -115,7 +111,7 @@ impl ClusterStore for MysqlClusterStore {
     }
 
     async fn node_sweep(&self, params: NodeSweepParams) -> Result<Swept> {
-        retrying("sweeping silent nodes", || sweep::sweep(&self.inner, &params)).await
+        sweep::sweep(&self.inner, &params).await
     }
 
     async fn node_changes(&self, params: NodeChangesParams) -> Result<Page<NodeChange>> {
@@ -124,8 +120,7 @@ impl ClusterStore for MysqlClusterStore {
 
     async fn batch_create(&self, params: BatchCreateParams) -> Result<BatchJob> {
         params.check()?;
-        let doing = format!("creating a batch of job {}", params.name);
-        retrying(&doing, || batches::create(&self.inner, &params)).await
+        batches::create(&self.inner, &params).await
     }
 
     async fn batch_get(&self, id: i64) -> Result<Option<BatchJob>> {
@@ -137,7 +132,7 @@ impl ClusterStore for MysqlClusterStore {
     }
 
     async fn batch_finish(&self, id: i64) -> Result<BatchJob> {
-        retrying(&format!("finishing batch {id}"), || batches::finish(&self.inner, id)).await
+        batches::finish(&self.inner, id).await
     }
 
     async fn partition_list(&self, params: PartitionListParams) -> Result<Page<Partition>> {
@@ -146,28 +141,23 @@ impl ClusterStore for MysqlClusterStore {
 
     async fn partition_claim(&self, params: PartitionClaimParams) -> Result<Vec<Partition>> {
         let limit = check_limit("claim limit", params.limit)?;
-        let doing = format!("claiming partitions for node {}", params.node);
-        retrying(&doing, || partitions::claim(&self.inner, &params, limit)).await
+        partitions::claim(&self.inner, &params, limit).await
     }
 
     async fn partition_checkpoint(&self, params: PartitionCheckpointParams) -> Result<Partition> {
-        let doing = format!("saving a checkpoint of partition {}", params.id);
-        retrying(&doing, || partitions::checkpoint(&self.inner, &params)).await
+        partitions::checkpoint(&self.inner, &params).await
     }
 
     async fn partition_complete(&self, params: PartitionCompleteParams) -> Result<Partition> {
-        let doing = format!("completing partition {}", params.id);
-        retrying(&doing, || partitions::complete(&self.inner, &params)).await
+        partitions::complete(&self.inner, &params).await
     }
 
     async fn partition_fail(&self, params: PartitionFailParams) -> Result<Partition> {
-        let doing = format!("failing partition {}", params.id);
-        retrying(&doing, || partitions::fail(&self.inner, &params)).await
+        partitions::fail(&self.inner, &params).await
     }
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
-        let doing = "reassigning the partitions of departed nodes";
-        retrying(doing, || rehome::reassign(&self.inner, params)).await
+        rehome::reassign(&self.inner, params).await
     }
 
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {

@@ -20,11 +20,11 @@ use sqlx::mysql::MySqlConnectOptions;
 use sqlx::{ConnectOptions, MySqlConnection};
 use tokio::sync::{Mutex, mpsc};
 
-use super::retry::{Tried, step};
 use crate::error::query_error;
 use crate::queries::{
     PENDING_BELL_RING, PENDING_BELL_TAKE, PENDING_COUNT, PENDING_RAISE, PENDING_WAIT,
 };
+use crate::tx::Failure;
 
 /// The longest one wait blocks: an idle subscription runs one statement per period.
 const WAIT: Duration = Duration::from_secs(2);
@@ -32,8 +32,8 @@ const WAIT: Duration = Duration::from_secs(2);
 const RETAKE_SECONDS: i64 = 5;
 
 /// Counts, inside the caller's transaction, that it made partitions pending.
-pub(super) async fn raise(conn: &mut MySqlConnection, doing: &str) -> Tried<()> {
-    sqlx::query(PENDING_RAISE).execute(conn).await.map_err(step(doing))?;
+pub(super) async fn raise(conn: &mut MySqlConnection) -> Result<(), Failure> {
+    sqlx::query(PENDING_RAISE).execute(conn).await?;
     Ok(())
 }
 

@@ -8,62 +8,61 @@ use baton_core::cluster::{
     Departure, Fate, NodeId, NodeLoad, NodeState, Orphan, Partition, PartitionReassignParams,
     PartitionState, Reassigned, Strategy, rehome,
 };
-use baton_core::{Error, ErrorKind, FencingToken, StoreTime};
+use baton_core::{Error, ErrorKind, FencingToken, Result, StoreTime};
 use sqlx::MySqlConnection;
 
 use super::lists::{self, MOST_ROWS};
-use super::retry::{Tried, commit, finish_unchanged, step};
 use super::rows::{NodeLoadRow, NodeStateRow, PartitionRow, decode_all, node_id, strategy};
 use super::{Inner, check_limit, now, pending};
 use crate::queries::{
     BATCH_STRATEGIES, NODE_LIVE, NODE_STATES, PARTITION_FAIL_ORPHANS, PARTITION_LOCK_ORPHANS,
     PARTITION_OF_NODE, PARTITION_ORPHANS, PARTITION_REQUEUE,
 };
+use crate::tx::{self, Failure};
 
 /// Rehomes, lowest id first and up to the limit, the pending and claimed partitions whose node
 /// is not active, not registered, or registered again since it claimed them. Candidates are
 /// found by a plain read, then locked with SKIP LOCKED and judged again on their latest
 /// versions and their nodes' latest records, so a reassignment never waits for a lock.
-pub(super) async fn reassign(inner: &Inner, params: PartitionReassignParams) -> Tried<Reassigned> {
+pub(super) async fn reassign(inner: &Inner, params: PartitionReassignParams) -> Result<Reassigned> {
     let limit = check_limit("reassignment limit", params.limit)?;
     let doing = "reassigning the partitions of departed nodes";
-    let mut tx = inner.pool.begin().await.map_err(step(doing))?;
-    let candidates: Vec<i64> = sqlx::query_scalar(PARTITION_ORPHANS)
-        .bind(i64::from(limit))
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(step(doing))?;
-    let locked = if candidates.is_empty() {
-        Vec::new()
-    } else {
-        let statement = lists::ids(PARTITION_LOCK_ORPHANS, candidates.len());
-        let mut query =
-            sqlx::query_as::<_, PartitionRow>(sqlx::AssertSqlSafe(statement)).persistent(false);
-        for id in &candidates {
-            query = query.bind(id);
+    let (reassigned, requeued) = tx::transaction!(&inner.pool, doing, |conn| async {
+        let candidates: Vec<i64> = sqlx::query_scalar(PARTITION_ORPHANS)
+            .bind(i64::from(limit))
+            .fetch_all(&mut *conn)
+            .await?;
+        let locked = if candidates.is_empty() {
+            Vec::new()
+        } else {
+            let statement = lists::ids(PARTITION_LOCK_ORPHANS, candidates.len());
+            let mut query =
+                sqlx::query_as::<_, PartitionRow>(sqlx::AssertSqlSafe(statement)).persistent(false);
+            for id in &candidates {
+                query = query.bind(id);
+            }
+            let rows = query.fetch_all(&mut *conn).await?;
+            decode_all(rows, PartitionRow::into_partition)?
+        };
+        let nodes = nodes_of(&mut *conn, &locked).await?;
+        let strays: Vec<(Partition, Departure)> = locked
+            .into_iter()
+            .filter_map(|partition| {
+                let node = partition.node.as_ref()?;
+                departure(&partition, nodes.get(node)).map(|departure| (partition, departure))
+            })
+            .collect();
+        if strays.is_empty() {
+            return Ok((Reassigned::default(), false));
         }
-        let rows = query.fetch_all(&mut *tx).await.map_err(step(doing))?;
-        decode_all(rows, PartitionRow::into_partition)?
-    };
-    let nodes = nodes_of(&mut tx, &locked, doing).await?;
-    let strays: Vec<(Partition, Departure)> = locked
-        .into_iter()
-        .filter_map(|partition| {
-            let node = partition.node.as_ref()?;
-            departure(&partition, nodes.get(node)).map(|departure| (partition, departure))
-        })
-        .collect();
-    if strays.is_empty() {
-        finish_unchanged(tx, doing).await?;
-        return Ok(Reassigned::default());
-    }
-    let now = now(&mut tx, doing).await?;
-    let reassigned = write_fates(&mut tx, strays, now, doing).await?;
-    let requeued = !reassigned.moved.is_empty();
-    if requeued {
-        pending::raise(&mut tx, doing).await?;
-    }
-    commit(tx, doing).await?;
+        let now = now(&mut *conn).await?;
+        let reassigned = write_fates(&mut *conn, strays, now).await?;
+        let requeued = !reassigned.moved.is_empty();
+        if requeued {
+            pending::raise(&mut *conn).await?;
+        }
+        Ok((reassigned, requeued))
+    })?;
     if requeued {
         inner.bell.ring().await;
     }
@@ -75,8 +74,7 @@ pub(super) async fn reassign(inner: &Inner, params: PartitionReassignParams) -> 
 async fn nodes_of(
     conn: &mut MySqlConnection,
     partitions: &[Partition],
-    doing: &str,
-) -> Tried<HashMap<NodeId, (NodeState, FencingToken)>> {
+) -> Result<HashMap<NodeId, (NodeState, FencingToken)>, Failure> {
     let nodes: BTreeSet<&NodeId> = partitions.iter().filter_map(|p| p.node.as_ref()).collect();
     let nodes: Vec<&NodeId> = nodes.into_iter().collect();
     let mut found = HashMap::with_capacity(nodes.len());
@@ -87,7 +85,7 @@ async fn nodes_of(
         for node in chunk {
             query = query.bind(node.as_str());
         }
-        for row in query.fetch_all(&mut *conn).await.map_err(step(doing))? {
+        for row in query.fetch_all(&mut *conn).await? {
             found.insert(node_id(&row.id)?, (row.state()?, row.token()?));
         }
     }
@@ -113,15 +111,13 @@ pub(super) async fn lock_of_node(
     conn: &mut MySqlConnection,
     node: &NodeId,
     states: [PartitionState; 2],
-    doing: &str,
-) -> Tried<Vec<Partition>> {
+) -> Result<Vec<Partition>, Failure> {
     let rows: Vec<PartitionRow> = sqlx::query_as(PARTITION_OF_NODE)
         .bind(node.as_str())
         .bind(states[0].as_str())
         .bind(states[1].as_str())
         .fetch_all(conn)
-        .await
-        .map_err(step(doing))?;
+        .await?;
     Ok(decode_all(rows, PartitionRow::into_partition)?)
 }
 
@@ -131,10 +127,9 @@ pub(super) async fn apply(
     partitions: Vec<Partition>,
     departure: Departure,
     now: StoreTime,
-    doing: &str,
-) -> Tried<Reassigned> {
+) -> Result<Reassigned, Failure> {
     let strays = partitions.into_iter().map(|partition| (partition, departure)).collect();
-    write_fates(conn, strays, now, doing).await
+    write_fates(conn, strays, now).await
 }
 
 /// Decides the fate of each locked partition, in order, and writes them: requeued ones in one
@@ -143,12 +138,11 @@ async fn write_fates(
     conn: &mut MySqlConnection,
     strays: Vec<(Partition, Departure)>,
     now: StoreTime,
-    doing: &str,
-) -> Tried<Reassigned> {
+) -> Result<Reassigned, Failure> {
     if strays.is_empty() {
         return Ok(Reassigned::default());
     }
-    let strategies = strategies(conn, &strays, doing).await?;
+    let strategies = strategies(conn, &strays).await?;
     let mut orphans = Vec::with_capacity(strays.len());
     for (partition, departure) in &strays {
         let node = partition.node.clone().ok_or_else(|| unassigned(partition.id))?;
@@ -164,8 +158,7 @@ async fn write_fates(
             strategy,
         });
     }
-    let rows: Vec<NodeLoadRow> =
-        sqlx::query_as(NODE_LIVE).fetch_all(&mut *conn).await.map_err(step(doing))?;
+    let rows: Vec<NodeLoadRow> = sqlx::query_as(NODE_LIVE).fetch_all(&mut *conn).await?;
     let live: Vec<NodeLoad> = decode_all(rows, NodeLoadRow::into_load)?;
     let fates = rehome(&orphans, &live);
     let mut reassigned = Reassigned::default();
@@ -192,11 +185,11 @@ async fn write_fates(
     }
     for chunk in reassigned.moved.chunks(MOST_ROWS) {
         let cases = chunk.iter().map(|p| (p.id, p.node.as_ref().map(NodeId::as_str)));
-        write(conn, PARTITION_REQUEUE, None, cases, doing).await?;
+        write(conn, PARTITION_REQUEUE, None, cases).await?;
     }
     for chunk in reassigned.failed.chunks(MOST_ROWS) {
         let cases = chunk.iter().map(|p| (p.id, p.error.as_deref()));
-        write(conn, PARTITION_FAIL_ORPHANS, Some(now), cases, doing).await?;
+        write(conn, PARTITION_FAIL_ORPHANS, Some(now), cases).await?;
     }
     Ok(reassigned)
 }
@@ -207,8 +200,7 @@ async fn write<'a>(
     statement: &str,
     now: Option<StoreTime>,
     cases: impl Iterator<Item = (i64, Option<&'a str>)> + Clone,
-    doing: &str,
-) -> Tried<()> {
+) -> Result<(), Failure> {
     let count = cases.clone().count();
     let mut query =
         sqlx::query(sqlx::AssertSqlSafe(lists::cases(statement, count))).persistent(false);
@@ -221,7 +213,7 @@ async fn write<'a>(
     for (id, _) in cases {
         query = query.bind(id);
     }
-    query.execute(conn).await.map_err(step(doing))?;
+    query.execute(conn).await?;
     Ok(())
 }
 
@@ -229,8 +221,7 @@ async fn write<'a>(
 async fn strategies(
     conn: &mut MySqlConnection,
     strays: &[(Partition, Departure)],
-    doing: &str,
-) -> Tried<HashMap<i64, Strategy>> {
+) -> Result<HashMap<i64, Strategy>, Failure> {
     let batches: BTreeSet<i64> = strays.iter().map(|(partition, _)| partition.batch).collect();
     let batches: Vec<i64> = batches.into_iter().collect();
     let mut strategies = HashMap::with_capacity(batches.len());
@@ -241,7 +232,7 @@ async fn strategies(
         for id in chunk {
             query = query.bind(id);
         }
-        for (id, text) in query.fetch_all(&mut *conn).await.map_err(step(doing))? {
+        for (id, text) in query.fetch_all(&mut *conn).await? {
             strategies.insert(id, strategy(&text)?);
         }
     }

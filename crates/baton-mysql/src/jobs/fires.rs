@@ -14,15 +14,17 @@ use super::rows::ExecutionRow;
 use super::{Inner, not_found, read_execution, server_now, tokens};
 use crate::queries::{
     EXECUTION_FIRES_INSERT, EXECUTION_INSERT, EXECUTION_LATEST_ATTEMPT, EXECUTION_MISSED_INSERT,
+    EXECUTION_MISSED_UNCOVERED,
 };
 use crate::tx;
 
 /// Records fires and missed runs in one transaction: the jobs' rows are locked (shared for a
 /// batch of fires, exclusive for one with missed runs, so that a missed run is decided against
-/// every fire committed before it and no batch records one meanwhile), then one statement
-/// inserts every missed run and one every fire. Every instant is accounted for once: a missed
-/// run is left out when a schedule record of its job already holds one of its instants, and a
-/// fire when a missed run covers it. Rings the due doorbell when a fire may run.
+/// every fire committed before it and no batch records one meanwhile); then one statement finds
+/// the missed runs nothing accounts for yet, one inserts them and one inserts every fire. Every
+/// instant is accounted for once: a missed run is left out when a schedule record of its job
+/// already holds one of its instants, and a fire when a missed run covers it. Rings the due
+/// doorbell when a fire may run.
 pub(super) async fn record(inner: &Inner, params: RecordFiresParams) -> Result<FiresRecorded> {
     let RecordFiresParams { fires, missed } = params;
     if fires.is_empty() && missed.is_empty() {
@@ -37,7 +39,7 @@ pub(super) async fn record(inner: &Inner, params: RecordFiresParams) -> Result<F
         .filter(|name| seen.insert(*name))
         .collect();
     let lock = if missed.is_empty() { Lock::Shared } else { Lock::Exclusive };
-    let (fires_json, missed_json) = (fires_json(&fires), missed_json(&missed));
+    let (fires_json, all_missed_json) = (fires_json(&fires), missed_json(&missed));
     let doing = format!("recording {} fires and {} missed runs", fires.len(), missed.len());
     let (inserted, may_run) = tx::transaction!(&inner.pool, &doing, |conn| async {
         let jobs = definitions::named(&mut *conn, names.iter().copied(), lock).await?;
@@ -47,13 +49,23 @@ pub(super) async fn record(inner: &Inner, params: RecordFiresParams) -> Result<F
         let now = server_now(conn).await?.as_millis();
         let mut inserted = 0;
         if !missed.is_empty() {
-            let done = sqlx::query(EXECUTION_MISSED_INSERT)
-                .bind(now)
-                .bind(now)
-                .bind(&missed_json)
-                .execute(&mut *conn)
+            let uncovered: Vec<i64> = sqlx::query_scalar(EXECUTION_MISSED_UNCOVERED)
+                .bind(&all_missed_json)
+                .fetch_all(&mut *conn)
                 .await?;
-            inserted += done.rows_affected();
+            let runs: Vec<&MissedFires> = uncovered
+                .iter()
+                .filter_map(|position| missed.get(usize::try_from(position - 1).ok()?))
+                .collect();
+            if !runs.is_empty() {
+                let done = sqlx::query(EXECUTION_MISSED_INSERT)
+                    .bind(now)
+                    .bind(now)
+                    .bind(missed_json(runs))
+                    .execute(&mut *conn)
+                    .await?;
+                inserted += done.rows_affected();
+            }
         }
         let mut may_run = false;
         if !fires.is_empty() {
@@ -174,9 +186,9 @@ fn fires_json(fires: &[NewFire]) -> String {
 }
 
 /// `[[job, fire_key, first, last, count, reason], ...]`; counts were checked to fit.
-fn missed_json(missed: &[MissedFires]) -> String {
+fn missed_json<'a>(missed: impl IntoIterator<Item = &'a MissedFires>) -> String {
     let rows: Vec<_> = missed
-        .iter()
+        .into_iter()
         .map(|run| {
             json!([
                 run.job.as_str(),
