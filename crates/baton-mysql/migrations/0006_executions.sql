@@ -29,8 +29,11 @@ CREATE TABLE IF NOT EXISTS baton_executions (
     KEY baton_executions_due (status, due_at, id),
     -- Per-job lookups: the running and the waiting executions of a job.
     KEY baton_executions_job_status (job, status, id),
-    -- Per-job history by instant: the last fire, missed runs covering a fire, retention.
+    -- Per-job history by instant: the last fire, retention.
     KEY baton_executions_job_scheduled (job, scheduled_at),
+    -- The missed runs of a job that reach an instant (covers_through >= it): only rows that
+    -- cover a range have covers_through, so recording a fire reads those, not the job's history.
+    KEY baton_executions_job_covers (job, covers_through),
     -- Rescue: the running executions with the oldest heartbeats.
     KEY baton_executions_heartbeat (status, heartbeat_at)
 ) ENGINE = InnoDB

@@ -23,7 +23,7 @@ WHERE NOT EXISTS (
 )
   AND NOT EXISTS (
     SELECT 1
-    FROM baton_executions AS r
+    FROM baton_executions AS r FORCE INDEX (baton_executions_job_covers)
     WHERE r.job = run.job
       AND r.covers_through IS NOT NULL
       AND r.scheduled_at < run.first
