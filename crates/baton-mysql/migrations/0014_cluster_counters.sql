@@ -3,7 +3,7 @@
 --           with LAST_INSERT_ID(last + n) (not AUTO_INCREMENT, which some MySQL versions set
 --           back after a restart), so tokens only grow;
 -- 'pending' how many times partitions were made pending for others to claim, raised in the
---           same transaction; idle nodes watch it (see pending_wait.sql).
+--           same transaction; idle nodes watch it (see wakeup_wait.sql).
 CREATE TABLE IF NOT EXISTS baton_cluster_counters (
     name VARCHAR(16) NOT NULL PRIMARY KEY,
     last BIGINT NOT NULL

@@ -12,15 +12,14 @@ use crate::actions::MysqlActionStore;
 use crate::bell::Bells;
 use crate::changes::Refusals;
 use crate::cluster::MysqlClusterStore;
-use crate::cluster::pending::PendingBell;
 use crate::error::{describe, number};
 use crate::jobs::MysqlJobStore;
 use crate::lease::MysqlLeaseStore;
 use crate::version::check_version;
-use crate::wakeups::DueBell;
+use crate::wakeups::{self, Bell};
 use crate::{migrate, url};
 
-/// How many connections a backend opens at most (doorbells and watches aside).
+/// How many connections a backend opens at most (doorbells, bells and watches aside).
 const POOL_SIZE: u32 = 8;
 /// How long an operation waits for a connection (or a first connection attempt) before failing.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -38,8 +37,8 @@ pub struct MysqlBackend {
     endpoint: Arc<str>,
     bells: Bells,
     refusals: Refusals,
-    due: DueBell,
-    pending: PendingBell,
+    due: Bell,
+    pending: Bell,
 }
 
 impl MysqlBackend {
@@ -88,9 +87,9 @@ impl MysqlBackend {
             .connect_lazy_with(options.clone());
         let options = Arc::new(options);
         let bells = Bells::new(options.clone());
-        let pending = PendingBell::new(options.clone());
         let (refusals, _) = tokio::sync::broadcast::channel(256);
-        let due = DueBell::new(options.clone());
+        let due = Bell::new(wakeups::DUE, options.clone());
+        let pending = Bell::new(wakeups::PENDING, options.clone());
         Ok(MysqlBackend { pool, options, endpoint: endpoint.into(), bells, refusals, due, pending })
     }
 
@@ -112,7 +111,7 @@ impl MysqlBackend {
         )
     }
 
-    /// The job store over these connections; its due wake-ups share this backend's doorbell.
+    /// The job store over these connections; its due wake-ups share this backend's bell.
     pub fn jobs(&self) -> MysqlJobStore {
         MysqlJobStore::new(self.pool.clone(), self.due.clone())
     }
@@ -124,7 +123,7 @@ impl MysqlBackend {
 
     /// The cluster store (nodes, batches, partitions) over these connections.
     pub fn cluster(&self) -> MysqlClusterStore {
-        MysqlClusterStore::new(self.pool.clone(), self.options.clone(), self.pending.clone())
+        MysqlClusterStore::new(self.pool.clone(), self.pending.clone())
     }
 
     /// Where this backend connects, as `host:port` (or a socket path).

@@ -10,13 +10,15 @@
 //! Jobs ([`MysqlJobStore`]) record every fire once under a unique key on its identity; workers
 //! claim due executions with `FOR UPDATE SKIP LOCKED` and decide them with the shared rules of
 //! `baton_core` while holding their jobs' rows, each claim one transaction under tokens from a
-//! counter row. Idle workers are woken by a due doorbell of named locks.
+//! counter row. Idle workers learn of due executions through a wake-up channel: a counter row
+//! raised by the writing transaction and a named lock kept by the backend that rang last, which
+//! lets go of it to ring.
 //!
 //! The cluster store ([`MysqlClusterStore`]) keeps nodes, partitioned batches and their
 //! partitions; each operation is one transaction that locks the rows it decides on in one
 //! order, decides with the core's rules and commits once. Claims lock with `FOR UPDATE SKIP
 //! LOCKED`; node and claim tokens come from a counter row; idle nodes learn of pending
-//! partitions through a counter and a named-lock doorbell.
+//! partitions through a wake-up channel of their own.
 //!
 //! A transaction rolled back whole by a deadlock or a lock wait timeout runs again; one whose
 //! commit failed is never retried. Sessions run at READ COMMITTED. Requires MariaDB 10.6+ or

@@ -139,14 +139,6 @@ queries! {
     ACTION_INSERT = "action_insert.sql";
     /// One page of the action log.
     ACTION_LIST = "action_list.sql";
-    /// Which generation of the due doorbell is kept.
-    DUE_BELL_GENERATION = "due_bell_generation.sql";
-    /// Start keeping the due doorbell.
-    DUE_BELL_KEEP = "due_bell_keep.sql";
-    /// Ring the due doorbell.
-    DUE_BELL_RING = "due_bell_ring.sql";
-    /// Wait for the due doorbell.
-    DUE_BELL_WAIT = "due_bell_wait.sql";
 }
 
 // The cluster store's statements.
@@ -233,16 +225,17 @@ queries! {
     PARTITION_LIST = "partition_list.sql";
     /// Issue the cluster's next tokens.
     CLUSTER_TOKENS_DRAW = "cluster_tokens_draw.sql";
-    /// Count partitions made pending.
-    PENDING_RAISE = "pending_raise.sql";
-    /// Read the pending count.
-    PENDING_COUNT = "pending_count.sql";
-    /// Wait for pending partitions.
-    PENDING_WAIT = "pending_wait.sql";
-    /// Take the pending doorbell.
-    PENDING_BELL_TAKE = "pending_bell_take.sql";
-    /// Ring the pending doorbell.
-    PENDING_BELL_RING = "pending_bell_ring.sql";
+}
+
+queries! {
+    /// Count one wake-up of a channel.
+    WAKEUP_RAISE = "wakeup_raise.sql";
+    /// Read a channel's wake-up count.
+    WAKEUP_COUNT = "wakeup_count.sql";
+    /// Wait for a channel's next wake-up.
+    WAKEUP_WAIT = "wakeup_wait.sql";
+    /// Ring a channel, or try to keep its lock.
+    WAKEUP_RING = "wakeup_ring.sql";
 }
 
 /// `statement` with its `/*pairs*/` marker replaced by `count` placeholder pairs.

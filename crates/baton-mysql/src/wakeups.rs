@@ -1,176 +1,218 @@
-//! Due wake-ups without `LISTEN`/`NOTIFY`: a doorbell of named locks in two generations.
+//! Wake-ups of idle waiters without `LISTEN`/`NOTIFY`: a counter and a named lock per channel.
 //!
-//! One session in the whole cluster keeps the due doorbell: it holds the named lock of the
-//! current generation (`baton_due_0` or `baton_due_1`). It is the doorbell connection of the
-//! first backend that rang while no session kept it. A subscriber holds nothing: one
-//! connection of its own blocks in `GET_LOCK` on the current generation (one statement per
-//! [`LONGEST_WAIT`] at most, however long it waits). To ring, the keeper takes the other
-//! generation's lock and then lets go of the current one, which wakes every blocked subscriber
-//! at once; each then waits on the other generation. A subscriber that finds the generation it
-//! was told to wait on free while the other is held knows that a ring happened meanwhile, so a
-//! subscription reads the current generation before [`subscribe`](DueBell::subscribe) returns
-//! and no ring after that is missed, however late its first wait reaches the server.
+//! A channel ([`DUE`]: executions made due for the workers; [`PENDING`]: partitions made
+//! pending for the nodes) is a counter row of `baton_cluster_counters` and a named lock of this
+//! database. Every transaction that makes something available raises the channel's counter as
+//! its last write ([`raise`]), then rings the channel after its commit ([`Bell::ring`]).
 //!
-//! Every ring also reaches the subscribers of the ringing backend at once, in process. A ring
-//! from a backend that does not keep the doorbell reaches the subscribers of other processes
-//! only at their next claim (the worker's retry period): ringing is best effort, never fails
-//! an operation, and a keeper whose connection breaks lets go of the doorbell, which wakes its
-//! subscribers once and leaves it to the next ringer. When no session keeps the doorbell,
-//! subscribers look for a keeper once per [`LONGEST_WAIT`].
+//! A subscription watches the counter on a connection of its own, one statement per wait
+//! (`wakeup_wait.sql`): it reads the counter and, only when that is the count it last saw,
+//! blocks on the channel's lock for at most [`WAIT`]. A wake-up is a change of the counter, so
+//! none is lost: a raise that commits while no wait blocks is read by the next wait, and the
+//! counter read before [`Bell::subscribe`] returns is the one every later raise changes.
+//!
+//! The lock is kept by the backend that rang last, on a connection of its own. A keeper rings
+//! by letting go of the lock, which ends every blocked wait at once, and taking it back. A
+//! ringer that does not keep it tries to take it without waiting, so that its later rings wake
+//! at once. A backend that has not rung for [`WAIT`] closes that connection, letting go of the
+//! lock, so the role never stays with a backend that stopped ringing.
+//!
+//! Limits: ringing is best effort and never fails an operation. A ring from a backend that does
+//! not keep the lock (another one does, or it was only taking it now) reaches other processes
+//! at their waiters' next read of the counter, within [`WAIT`]; so does a ring while no backend
+//! keeps the lock (waits then only sleep). Every ring reaches the subscribers of the ringing
+//! backend at once, in process.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use baton_core::cluster::PendingChanges;
 use baton_core::job::DueChanges;
 use baton_core::{Error, ErrorKind, Result};
 use sqlx::mysql::MySqlConnectOptions;
-use sqlx::{ConnectOptions, MySqlConnection};
+use sqlx::{ConnectOptions, Connection, MySqlConnection};
 use tokio::sync::{Mutex, broadcast, mpsc};
+use tokio::time::Instant;
 
 use crate::error::query_error;
-use crate::queries::{DUE_BELL_GENERATION, DUE_BELL_KEEP, DUE_BELL_RING, DUE_BELL_WAIT};
+use crate::queries::{WAKEUP_COUNT, WAKEUP_RAISE, WAKEUP_RING, WAKEUP_WAIT};
+use crate::tx::Failure;
 
-/// The longest one wait for the doorbell blocks before it looks again.
-const LONGEST_WAIT: Duration = Duration::from_secs(30);
+/// The longest one wait blocks, so an idle subscription runs one statement per period; also
+/// how long a ring from a backend that does not keep the lock may take to reach other
+/// processes, and how long a backend keeps the lock without ringing.
+const WAIT: Duration = Duration::from_secs(10);
+/// How long a keeper that rang waits to take the lock back once the waiters have let go of it.
+const RETAKE_SECONDS: i64 = 2;
 
-/// The named lock of a generation of the doorbell.
-fn lock_name(generation: u8) -> &'static str {
-    if generation == 0 { "baton_due_0" } else { "baton_due_1" }
+/// A wake-up channel: its counter row and named lock are called `name`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Channel {
+    name: &'static str,
+    what: &'static str,
 }
 
-/// One backend's side of the due doorbell: the connection that keeps it (when this backend
-/// keeps it) and the in-process feed of its own rings.
+/// Executions made due for the workers.
+pub(crate) const DUE: Channel = Channel { name: "due", what: "due executions" };
+/// Partitions made pending for the nodes to claim.
+pub(crate) const PENDING: Channel = Channel { name: "pending", what: "pending partitions" };
+
+/// Counts, inside the caller's transaction, one wake-up of `channel`.
+pub(crate) async fn raise(conn: &mut MySqlConnection, channel: Channel) -> Result<(), Failure> {
+    sqlx::query(WAKEUP_RAISE).bind(channel.name).execute(conn).await?;
+    Ok(())
+}
+
+/// One backend's side of a channel: its ringing connection and the in-process feed of its
+/// rings.
 #[derive(Clone)]
-pub(crate) struct DueBell {
+pub(crate) struct Bell {
+    channel: Channel,
     options: Arc<MySqlConnectOptions>,
-    keeper: Arc<Mutex<Keeper>>,
+    ringer: Arc<Mutex<Ringer>>,
     local: broadcast::Sender<()>,
 }
 
-/// The doorbell connection, and the generation it keeps (`None` when it keeps none).
-#[derive(Default)]
-struct Keeper {
+/// The ringing connection (open from a ring until [`WAIT`] passes without one), whether it
+/// keeps the channel's lock, and when this backend last rang.
+struct Ringer {
     conn: Option<MySqlConnection>,
-    generation: Option<u8>,
+    keeps: bool,
+    last: Instant,
 }
 
-impl DueBell {
-    pub(crate) fn new(options: Arc<MySqlConnectOptions>) -> Self {
+impl Bell {
+    pub(crate) fn new(channel: Channel, options: Arc<MySqlConnectOptions>) -> Self {
         let (local, _) = broadcast::channel(1);
-        DueBell { options, keeper: Arc::new(Mutex::new(Keeper::default())), local }
+        let ringer = Ringer { conn: None, keeps: false, last: Instant::now() };
+        Bell { channel, options, ringer: Arc::new(Mutex::new(ringer)), local }
     }
 
-    /// Rings after a commit that left executions due for the workers; never fails.
+    /// Rings after a commit that raised the channel's counter; never fails.
     pub(crate) async fn ring(&self) {
         let _ = self.local.send(());
-        let mut keeper = self.keeper.lock().await;
-        if let Err(err) = keeper.ring(&self.options).await {
-            // Its session is gone, and the generation it kept rang with it.
-            tracing::debug!(%err, "the due doorbell connection broke");
-            *keeper = Keeper::default();
+        let mut guard = self.ringer.lock().await;
+        let ringer = &mut *guard;
+        ringer.last = Instant::now();
+        let conn = match &mut ringer.conn {
+            Some(conn) => conn,
+            None => match self.options.connect().await {
+                Ok(conn) => {
+                    tokio::spawn(close_when_idle(Arc::downgrade(&self.ringer)));
+                    ringer.conn.insert(conn)
+                }
+                Err(err) => {
+                    tracing::debug!(channel = self.channel.name, %err, "cannot open the bell");
+                    return;
+                }
+            },
+        };
+        let rung = sqlx::query_as::<_, (Option<i64>, i64)>(WAKEUP_RING)
+            .bind(ringer.keeps)
+            .bind(self.channel.name)
+            .bind(self.channel.name)
+            .bind(if ringer.keeps { RETAKE_SECONDS } else { 0 })
+            .fetch_one(conn)
+            .await;
+        match rung {
+            Ok((_, kept)) => ringer.keeps = kept == 1,
+            Err(err) => {
+                // Its session is gone, and the lock with it: that rang too.
+                tracing::debug!(channel = self.channel.name, %err, "the bell connection broke");
+                ringer.conn = None;
+                ringer.keeps = false;
+            }
         }
     }
 
-    /// Subscribes to rings; fails when the server cannot be reached.
-    pub(crate) async fn subscribe(&self) -> Result<Box<dyn DueChanges>> {
-        let doing = "subscribing to due executions";
+    /// Subscribes to the channel's wake-ups; the feed is live once this returns.
+    pub(crate) async fn subscribe(&self) -> Result<Subscription> {
+        let doing = format!("subscribing to {}", self.channel.what);
         let local = self.local.subscribe();
-        let mut conn = self.options.connect().await.map_err(|err| query_error(doing, err))?;
-        let generation =
-            current_generation(&mut conn).await.map_err(|err| query_error(doing, err))?;
+        let mut conn = self.options.connect().await.map_err(|err| query_error(&doing, err))?;
+        let seen: i64 = sqlx::query_scalar(WAKEUP_COUNT)
+            .bind(self.channel.name)
+            .fetch_one(&mut conn)
+            .await
+            .map_err(|err| query_error(&doing, err))?;
         let (wakes, remote) = mpsc::channel(1);
-        let task = tokio::spawn(listen(conn, generation, wakes));
-        Ok(Box::new(DueSubscription {
+        let task = tokio::spawn(watch(self.channel, conn, seen, wakes));
+        Ok(Subscription {
+            channel: self.channel,
             local,
             _keep_open: self.local.clone(),
             remote,
             task,
             broken: false,
-        }))
+        })
     }
 }
 
-impl Keeper {
-    /// Rings the generation kept, keeping the other; or starts keeping the doorbell when no
-    /// session keeps it (then nobody waits on it yet).
-    async fn ring(&mut self, options: &MySqlConnectOptions) -> sqlx::Result<()> {
-        let conn = match &mut self.conn {
-            Some(conn) => conn,
-            None => self.conn.insert(options.connect().await?),
-        };
-        self.generation = match self.generation {
-            Some(kept) => {
-                let next = 1 - kept;
-                let (taken, _released): (i64, Option<i64>) = sqlx::query_as(DUE_BELL_RING)
-                    .bind(lock_name(next))
-                    .bind(lock_name(kept))
-                    .fetch_one(conn)
-                    .await?;
-                (taken == 1).then_some(next)
+/// Closes the ringing connection once [`WAIT`] passed without a ring, letting go of the lock;
+/// ends then, or when the bell is gone or its connection broke meanwhile.
+async fn close_when_idle(ringer: Weak<Mutex<Ringer>>) {
+    let mut until = Instant::now() + WAIT;
+    loop {
+        tokio::time::sleep_until(until).await;
+        let Some(ringer) = ringer.upgrade() else { return };
+        let mut ringer = ringer.lock().await;
+        until = ringer.last + WAIT;
+        if until <= Instant::now() {
+            if let Some(conn) = ringer.conn.take() {
+                let _ = conn.close().await;
             }
-            None => {
-                let kept: i64 = sqlx::query_scalar(DUE_BELL_KEEP).fetch_one(conn).await?;
-                (kept == 1).then_some(0)
-            }
-        };
-        Ok(())
+            ringer.keeps = false;
+            return;
+        }
+        if ringer.conn.is_none() {
+            return;
+        }
     }
 }
 
-/// The generation of the doorbell kept now, if any session keeps it.
-async fn current_generation(conn: &mut MySqlConnection) -> sqlx::Result<Option<u8>> {
-    let generation: Option<i64> = sqlx::query_scalar(DUE_BELL_GENERATION).fetch_one(conn).await?;
-    Ok(generation.map(|generation| u8::from(generation == 1)))
-}
-
-/// Waits for rings on `conn`, passing each on, until the subscription is dropped (which aborts
-/// this task and closes the connection) or the connection breaks.
-async fn listen(
+/// Waits over and over, passing on each change of the counter as one wake-up (wake-ups not yet
+/// taken are merged), until the subscription is dropped or the connection breaks.
+async fn watch(
+    channel: Channel,
     mut conn: MySqlConnection,
-    mut generation: Option<u8>,
+    mut seen: i64,
     wakes: mpsc::Sender<Result<()>>,
 ) {
-    let doing = "waiting for due executions";
+    let seconds = i64::try_from(WAIT.as_secs()).unwrap_or(i64::MAX);
     loop {
-        let Some(waiting) = generation else {
-            tokio::time::sleep(LONGEST_WAIT).await;
-            match current_generation(&mut conn).await {
-                Ok(found) => generation = found,
-                Err(err) => {
-                    let _ = wakes.send(Err(query_error(doing, err))).await;
+        let read = sqlx::query_scalar::<_, i64>(WAKEUP_WAIT)
+            .bind(seen)
+            .bind(channel.name)
+            .bind(seconds)
+            .bind(channel.name)
+            .bind(seconds)
+            .bind(channel.name)
+            .bind(channel.name)
+            .fetch_one(&mut conn)
+            .await;
+        match read {
+            // Unchanged: the wait timed out, or a ring ended it and the next read sees it.
+            Ok(rings) if rings == seen => {}
+            Ok(rings) => {
+                seen = rings;
+                if let Err(mpsc::error::TrySendError::Closed(_)) = wakes.try_send(Ok(())) {
                     return;
                 }
             }
-            continue;
-        };
-        let rang: std::result::Result<Option<i64>, sqlx::Error> = sqlx::query_scalar(DUE_BELL_WAIT)
-            .bind(lock_name(waiting))
-            .bind(lock_name(1 - waiting))
-            .bind(lock_name(waiting))
-            .bind(LONGEST_WAIT.as_secs())
-            .bind(lock_name(waiting))
-            .fetch_one(&mut conn)
-            .await;
-        match rang {
-            Ok(Some(0)) => {}
-            Ok(Some(_)) => {
-                // A full channel already holds a wake-up the subscriber has not taken.
-                let _ = wakes.try_send(Ok(()));
-                generation = Some(1 - waiting);
-            }
-            Ok(None) => generation = None,
             Err(err) => {
-                let _ = wakes.send(Err(query_error(doing, err))).await;
+                let doing = format!("waiting for {}", channel.what);
+                let _ = wakes.send(Err(query_error(&doing, err))).await;
                 return;
             }
         }
     }
 }
 
-/// A subscription: rings of this backend in process, and rings of the keeper over its own
-/// connection.
-struct DueSubscription {
+/// A subscription to a channel: rings of this backend in process, and changes of the counter
+/// over a connection of its own.
+pub(crate) struct Subscription {
+    channel: Channel,
     local: broadcast::Receiver<()>,
     /// Keeps the in-process feed open as long as the subscription lives.
     _keep_open: broadcast::Sender<()>,
@@ -179,24 +221,17 @@ struct DueSubscription {
     broken: bool,
 }
 
-impl Drop for DueSubscription {
+impl Drop for Subscription {
     fn drop(&mut self) {
+        // Aborting the watch drops its connection.
         self.task.abort();
     }
 }
 
-fn broken_feed() -> Error {
-    Error::new(
-        ErrorKind::Unavailable,
-        "the due-execution feed lost its MySQL connection: subscribe again",
-    )
-}
-
-#[async_trait]
-impl DueChanges for DueSubscription {
+impl Subscription {
     async fn next(&mut self) -> Result<()> {
         if self.broken {
-            return Err(broken_feed());
+            return Err(self.broken_feed());
         }
         tokio::select! {
             // A lagging receiver missed rings, which is one wake-up all the same.
@@ -209,9 +244,30 @@ impl DueChanges for DueSubscription {
                 }
                 None => {
                     self.broken = true;
-                    Err(broken_feed())
+                    Err(self.broken_feed())
                 }
             },
         }
+    }
+
+    fn broken_feed(&self) -> Error {
+        Error::new(
+            ErrorKind::Unavailable,
+            format!("the {} feed lost its MySQL connection: subscribe again", self.channel.what),
+        )
+    }
+}
+
+#[async_trait]
+impl DueChanges for Subscription {
+    async fn next(&mut self) -> Result<()> {
+        Subscription::next(self).await
+    }
+}
+
+#[async_trait]
+impl PendingChanges for Subscription {
+    async fn next(&mut self) -> Result<()> {
+        Subscription::next(self).await
     }
 }

@@ -1,8 +1,10 @@
 //! The cluster-store conformance suite against a throwaway MariaDB server, one server (and so
 //! one fresh database) per case, since sweeps and reassignments act on every node of a store;
 //! plus what only a real server can show: a claim passes over a partition another session has
-//! locked instead of waiting for it, and claim tokens keep growing after the server is killed
-//! and restarted.
+//! locked instead of waiting for it, claim tokens keep growing after the server is killed
+//! and restarted, and pending wake-ups reach an idle node of another backend.
+
+use std::time::Duration;
 
 use baton_core::cluster::{
     AssignedPartition, BatchCreateParams, JsonText, Node, NodeRegisterParams, Partition,
@@ -94,4 +96,31 @@ async fn claim_tokens_keep_growing_after_the_server_is_killed_and_restarted() {
     free_batch(&*store, 1).await;
     let later = claim(&*store, &again).await.pop().expect("a claim").token;
     assert!(later > Some(again.token), "claim token {later:?} after {}", again.token);
+}
+
+/// Three backends, as three processes would be: the keeper created a batch first and keeps the
+/// pending bell's lock, so its next batch wakes the idle node of a third backend at once,
+/// through the lock. A batch from a backend that does not keep the lock wakes that node all the
+/// same, at its next read of the counter: within the feed's 10 s wait period, waited for here
+/// with room to spare.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_from_the_keeper_and_from_another_backend_wake_a_third_backend() {
+    let harness = MariadbDatabase::start();
+    let keeper = harness.backend().await.cluster();
+    let other = harness.backend().await.cluster();
+    let idle = harness.backend().await.cluster();
+    free_batch(&keeper, 1).await;
+
+    let mut feed = idle.subscribe_pending().await.expect("subscribe").expect("MySQL notifies");
+    free_batch(&keeper, 1).await;
+    tokio::time::timeout(Duration::from_secs(5), feed.next())
+        .await
+        .expect("no prompt wake-up from the keeper's batch")
+        .expect("the feed works");
+
+    free_batch(&other, 1).await;
+    tokio::time::timeout(Duration::from_secs(30), feed.next())
+        .await
+        .expect("no wake-up from the batch of a backend that does not keep the lock")
+        .expect("the feed works");
 }

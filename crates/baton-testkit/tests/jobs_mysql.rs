@@ -1,7 +1,8 @@
 //! The job-store conformance suite against a throwaway MariaDB server, plus what only a real
 //! server can show: overlap decisions that stay exclusive under racing claimers on separate
-//! connections (deadlocks retried, never surfacing), and a due wake-up reaching an idle worker
-//! of another backend through the doorbell of named locks.
+//! connections (deadlocks retried, never surfacing), and due wake-ups reaching an idle worker
+//! of another backend, from the backend that keeps the due bell's lock and from one that does
+//! not.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -159,9 +160,9 @@ async fn racing_claimers_never_run_two_executions_of_a_replace_job() {
 
 /// An idle worker on one backend learns at once that another backend (another process, as
 /// far as the server can tell) recorded a due fire: the recording backend keeps the due
-/// doorbell since its first ring, and its next ring wakes the worker's blocked wait. Only a
+/// bell's lock since its first ring, and its next ring wakes the worker's blocked wait. Only a
 /// ring through the server can reach the worker here: the two backends share nothing in
-/// process. The wait is on the feed, with a timeout far below the feed's own look-again period.
+/// process. The wait is on the feed, with a timeout of half the feed's 10 s wait period.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_due_fire_wakes_an_idle_worker_of_another_backend() {
     let harness = MariadbDatabase::start();
@@ -176,7 +177,7 @@ async fn a_due_fire_wakes_an_idle_worker_of_another_backend() {
     let later = base.saturating_add(Duration::from_secs(1));
     let second = RecordFiresParams { fires: vec![fire(&job, later)], missed: Vec::new() };
     assert_eq!(leader.record_fires(second).await.expect("record").inserted, 1);
-    tokio::time::timeout(Duration::from_secs(10), feed.next())
+    tokio::time::timeout(Duration::from_secs(5), feed.next())
         .await
         .expect("no wake-up from the other backend's ring")
         .expect("the feed works");
@@ -185,4 +186,39 @@ async fn a_due_fire_wakes_an_idle_worker_of_another_backend() {
     let params = ClaimParams { node, limit: 10, jobs: vec![job.clone()], ahead: Duration::ZERO };
     let claimed = worker.claim(params).await.expect("claim");
     assert_eq!(claimed.running.len(), 2, "both due fires run: {claimed:?}");
+}
+
+/// Records one fire of `job` at `at`, which is due at once.
+async fn record_due(store: &dyn JobStore, job: &JobName, at: StoreTime) {
+    let params = RecordFiresParams { fires: vec![fire(job, at)], missed: Vec::new() };
+    assert_eq!(store.record_fires(params).await.expect("record").inserted, 1);
+}
+
+/// Three backends, as three processes would be: the keeper rang first and keeps the due bell's
+/// lock, so its ring wakes the idle worker of a third backend at once, through the lock. A
+/// backend that does not keep the lock (its try to take it fails while the keeper has it) wakes
+/// that worker all the same, at the worker's next read of the counter: within the feed's 10 s
+/// wait period, waited for here with room to spare.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rings_from_the_keeper_and_from_another_backend_reach_a_third_backend() {
+    let harness = MariadbDatabase::start();
+    let keeper = harness.backend().await.jobs();
+    let other = harness.backend().await.jobs();
+    let worker = harness.backend().await.jobs();
+    let job = register(&keeper, "bells", OverlapPolicy::Allow).await;
+    let base = past(&keeper).await;
+    record_due(&keeper, &job, base).await;
+
+    let mut feed = worker.subscribe_due().await.expect("subscribe").expect("MySQL notifies");
+    record_due(&keeper, &job, base.saturating_add(Duration::from_secs(1))).await;
+    tokio::time::timeout(Duration::from_secs(5), feed.next())
+        .await
+        .expect("no prompt wake-up from the keeper's ring")
+        .expect("the feed works");
+
+    record_due(&other, &job, base.saturating_add(Duration::from_secs(2))).await;
+    tokio::time::timeout(Duration::from_secs(30), feed.next())
+        .await
+        .expect("no wake-up from the ring of a backend that does not keep the lock")
+        .expect("the feed works");
 }

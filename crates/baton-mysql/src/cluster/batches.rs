@@ -10,12 +10,13 @@ use sqlx::MySqlConnection;
 
 use super::lists::{self, MOST_ROWS};
 use super::rows::BatchRow;
-use super::{Inner, now, pending};
+use super::{Inner, now};
 use crate::queries::{
     BATCH_FINISH, BATCH_FIRST_FAILED, BATCH_INSERT, BATCH_LOCK, BATCH_TALLY, PARTITION_INSERT,
 };
 use crate::row::corrupt;
 use crate::tx::{self, Failure};
+use crate::wakeups::{self, PENDING};
 
 /// The most bytes of partition keys and parameters one insert statement carries, well below
 /// the default `max_allowed_packet` (16 MiB on MariaDB, 64 MiB on MySQL 8).
@@ -39,7 +40,7 @@ pub(super) async fn create(inner: &Inner, params: &BatchCreateParams) -> Result<
         for chunk in chunks(&params.partitions) {
             insert_partitions(&mut *conn, id, chunk, now.as_millis()).await?;
         }
-        pending::raise(&mut *conn).await?;
+        wakeups::raise(&mut *conn, PENDING).await?;
         Ok((id, now))
     })?;
     inner.bell.ring().await;

@@ -1,6 +1,6 @@
 //! The MySQL `ClusterStore`: nodes and their history in `baton_nodes` and
 //! `baton_node_changes`, batches and partitions in `baton_batches` and `baton_partitions`,
-//! tokens and the pending count in `baton_cluster_counters`.
+//! tokens and the `pending` wake-up count in `baton_cluster_counters`.
 //!
 //! Every write is one transaction at READ COMMITTED and one commit. MySQL has no
 //! `UPDATE … RETURNING`, so each transaction locks the rows it decides on, reads them (with
@@ -16,7 +16,6 @@ mod batches;
 mod lists;
 mod nodes;
 mod partitions;
-pub(crate) mod pending;
 mod reads;
 mod rehome;
 mod rows;
@@ -35,13 +34,12 @@ use baton_core::cluster::{
 };
 use baton_core::page::MAX_PAGE_SIZE;
 use baton_core::{Error, Page, Result, StoreTime};
-use sqlx::mysql::MySqlConnectOptions;
 use sqlx::{MySqlConnection, MySqlPool};
 
-use self::pending::PendingBell;
 use crate::error::query_error;
 use crate::queries::NOW;
 use crate::tx::Failure;
+use crate::wakeups::Bell;
 
 /// Cluster nodes, partitioned batches and their partitions stored in MySQL or MariaDB.
 ///
@@ -54,8 +52,7 @@ pub struct MysqlClusterStore {
 
 struct Inner {
     pool: MySqlPool,
-    options: Arc<MySqlConnectOptions>,
-    bell: PendingBell,
+    bell: Bell,
 }
 
 impl std::fmt::Debug for MysqlClusterStore {
@@ -65,12 +62,8 @@ impl std::fmt::Debug for MysqlClusterStore {
 }
 
 impl MysqlClusterStore {
-    pub(crate) fn new(
-        pool: MySqlPool,
-        options: Arc<MySqlConnectOptions>,
-        bell: PendingBell,
-    ) -> Self {
-        MysqlClusterStore { inner: Arc::new(Inner { pool, options, bell }) }
+    pub(crate) fn new(pool: MySqlPool, bell: Bell) -> Self {
+        MysqlClusterStore { inner: Arc::new(Inner { pool, bell }) }
     }
 }
 
@@ -161,7 +154,8 @@ impl ClusterStore for MysqlClusterStore {
     }
 
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
-        pending::subscribe(&self.inner.options).await.map(Some)
+        let subscription = self.inner.bell.subscribe().await?;
+        Ok(Some(Box::new(subscription)))
     }
 
     async fn now(&self) -> Result<StoreTime> {

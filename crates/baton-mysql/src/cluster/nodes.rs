@@ -12,13 +12,14 @@ use sqlx::MySqlConnection;
 
 use super::lists::{self, MOST_ROWS};
 use super::rows::{NodeChangeRow, NodeRow, decode_all, stored_u64};
-use super::{Inner, now, pending, rehome, tokens};
+use super::{Inner, now, rehome, tokens};
 use crate::error::number;
 use crate::queries::{
     NODE_BEAT, NODE_CHANGES_INSERT, NODE_CHANGES_RECORDED, NODE_INSERT, NODE_LEAVE, NODE_LOCK,
     NODE_REPLACE, PARTITION_BEAT, PARTITION_HELD,
 };
 use crate::tx::{self, Failure};
+use crate::wakeups::{self, PENDING};
 
 /// Registers a new incarnation: locks the node's record (if known) and the partitions the
 /// previous incarnation claimed, draws the token, writes the record and its change, and rehomes
@@ -74,7 +75,7 @@ pub(super) async fn register(inner: &Inner, params: &NodeRegisterParams) -> Resu
         let rehomed = rehome::apply(&mut *conn, claimed, Departure::Reregistered, now).await?;
         let requeued = !rehomed.moved.is_empty();
         if requeued {
-            pending::raise(&mut *conn).await?;
+            wakeups::raise(&mut *conn, PENDING).await?;
         }
         Ok((node, requeued))
     })?;
@@ -195,7 +196,7 @@ pub(super) async fn leave(inner: &Inner, params: &NodeLeaveParams) -> Result<Nod
         let rehomed = rehome::apply(&mut *conn, orphans, Departure::Left, now).await?;
         let requeued = !rehomed.moved.is_empty();
         if requeued {
-            pending::raise(&mut *conn).await?;
+            wakeups::raise(&mut *conn, PENDING).await?;
         }
         Ok((node, requeued))
     })?;

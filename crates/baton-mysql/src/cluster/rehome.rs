@@ -13,12 +13,13 @@ use sqlx::MySqlConnection;
 
 use super::lists::{self, MOST_ROWS};
 use super::rows::{NodeLoadRow, NodeStateRow, PartitionRow, decode_all, node_id, strategy};
-use super::{Inner, check_limit, now, pending};
+use super::{Inner, check_limit, now};
 use crate::queries::{
     BATCH_STRATEGIES, NODE_LIVE, NODE_STATES, PARTITION_FAIL_ORPHANS, PARTITION_LOCK_ORPHANS,
     PARTITION_OF_NODE, PARTITION_ORPHANS, PARTITION_REQUEUE,
 };
 use crate::tx::{self, Failure};
+use crate::wakeups::{self, PENDING};
 
 /// Rehomes, lowest id first and up to the limit, the pending and claimed partitions whose node
 /// is not active, not registered, or registered again since it claimed them. Candidates are
@@ -59,7 +60,7 @@ pub(super) async fn reassign(inner: &Inner, params: PartitionReassignParams) -> 
         let reassigned = write_fates(&mut *conn, strays, now).await?;
         let requeued = !reassigned.moved.is_empty();
         if requeued {
-            pending::raise(&mut *conn).await?;
+            wakeups::raise(&mut *conn, PENDING).await?;
         }
         Ok((reassigned, requeued))
     })?;

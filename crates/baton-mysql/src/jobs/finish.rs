@@ -22,6 +22,7 @@ use crate::queries::{
 };
 use crate::row::millis;
 use crate::tx::{self, Failure};
+use crate::wakeups::{self, DUE};
 
 /// Records a worker's heartbeat for all its executions: one update and a read back of the rows
 /// it touched, one commit. The executions it did not touch are lost.
@@ -137,6 +138,9 @@ async fn complete_in(
     let done: Vec<Execution> = finished.iter().filter_map(|r| r.as_ref().ok().cloned()).collect();
     let retries = record_retries(conn, &done, now).await?;
     let freed = waits_on_overlap(conn, &done, now).await?;
+    if freed || !retries.is_empty() {
+        wakeups::raise(conn, DUE).await?;
+    }
     Ok((finished, retries, freed))
 }
 
@@ -202,6 +206,9 @@ pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescue
         let abandoned = read_executions(conn, &ids).await?;
         let retries = record_retries(conn, &abandoned, now).await?;
         let freed = waits_on_overlap(conn, &abandoned, now).await?;
+        if freed || !retries.is_empty() {
+            wakeups::raise(conn, DUE).await?;
+        }
         let (oldest_heartbeat, _) = oldest_heartbeat(&mut *conn).await?;
         Ok((Rescued { abandoned, retries, oldest_heartbeat }, freed))
     });

@@ -17,6 +17,7 @@ use crate::queries::{
     EXECUTION_MISSED_UNCOVERED,
 };
 use crate::tx;
+use crate::wakeups::{self, DUE};
 
 /// Records fires and missed runs in one transaction: the jobs' rows are locked (shared for a
 /// batch of fires, exclusive for one with missed runs, so that a missed run is decided against
@@ -24,7 +25,7 @@ use crate::tx;
 /// the missed runs nothing accounts for yet, one inserts them and one inserts every fire. Every
 /// instant is accounted for once: a missed run is left out when a schedule record of its job
 /// already holds one of its instants, and a fire when a missed run covers it. Rings the due
-/// doorbell when a fire may run.
+/// bell when a fire may run.
 pub(super) async fn record(inner: &Inner, params: RecordFiresParams) -> Result<FiresRecorded> {
     let RecordFiresParams { fires, missed } = params;
     if fires.is_empty() && missed.is_empty() {
@@ -84,6 +85,9 @@ pub(super) async fn record(inner: &Inner, params: RecordFiresParams) -> Result<F
                     })
                 });
         }
+        if may_run {
+            wakeups::raise(conn, DUE).await?;
+        }
         Ok((inserted, may_run))
     })?;
     if may_run {
@@ -142,6 +146,9 @@ pub(super) async fn trigger(inner: &Inner, params: TriggerParams) -> Result<Trig
             .execute(&mut *conn)
             .await?;
         let id = i64::try_from(done.last_insert_id()).unwrap_or(i64::MAX);
+        if claim.is_none() {
+            wakeups::raise(conn, DUE).await?;
+        }
         Ok(TriggerOutcome::Recorded(read_execution(conn, id).await?))
     })?;
     if matches!(outcome, TriggerOutcome::Recorded(_)) && params.claim_for.is_none() {

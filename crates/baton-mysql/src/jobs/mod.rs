@@ -26,7 +26,7 @@ use crate::error::query_error;
 use crate::lease::server_now;
 use crate::queries::{EXECUTION_BY_IDS, EXECUTION_GET, with_list};
 use crate::tx::Failure;
-use crate::wakeups::DueBell;
+use crate::wakeups::Bell;
 use rows::ExecutionRow;
 
 mod claim;
@@ -43,8 +43,8 @@ mod tokens;
 /// Execution tokens come from a counter row of their own in `baton_fencing_tokens`, raised by
 /// the number of executions a claim starts, so they only grow. When a write leaves executions
 /// due for the workers (fires, run-now, retries, or the end of an execution a due one may wait
-/// on), it rings the due doorbell after the commit (see
-/// [`subscribe_due`](JobStore::subscribe_due)).
+/// on), it raises the `due` wake-up count in its transaction and rings the due bell after the
+/// commit (see [`subscribe_due`](JobStore::subscribe_due) and the crate's `wakeups`).
 ///
 /// Cheap to clone: clones share the connections. Obtain one from
 /// [`MysqlBackend::jobs`](crate::MysqlBackend::jobs).
@@ -61,11 +61,11 @@ impl std::fmt::Debug for MysqlJobStore {
 
 struct Inner {
     pool: MySqlPool,
-    bell: DueBell,
+    bell: Bell,
 }
 
 impl MysqlJobStore {
-    pub(crate) fn new(pool: MySqlPool, bell: DueBell) -> Self {
+    pub(crate) fn new(pool: MySqlPool, bell: Bell) -> Self {
         MysqlJobStore { inner: Arc::new(Inner { pool, bell }) }
     }
 }
@@ -149,7 +149,8 @@ impl JobStore for MysqlJobStore {
     }
 
     async fn subscribe_due(&self) -> Result<Option<Box<dyn DueChanges>>> {
-        self.inner.bell.subscribe().await.map(Some)
+        let subscription = self.inner.bell.subscribe().await?;
+        Ok(Some(Box::new(subscription)))
     }
 
     async fn now(&self) -> Result<StoreTime> {
