@@ -12,7 +12,7 @@ use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
 use crate::target::Target;
 use crate::timed::Measured;
-use crate::{crash, floor, handover, idle, lease_redis, lease_report};
+use crate::{crash, floor, handover, idle, lease_plain, lease_redis, lease_report};
 
 /// Connections (and clients) of the concurrent runs.
 pub(crate) const CLIENTS: usize = 8;
@@ -29,14 +29,25 @@ const FEW_IDLE_LEASES: usize = 10;
 pub(crate) struct Throughput {
     /// What one counted statement is on this store.
     pub(crate) check: SelfCheck,
-    /// The floor and the lease cycles on one connection.
-    pub(crate) single: (Measured, Measured),
-    /// The floor and the lease cycles on [`CLIENTS`] connections.
-    pub(crate) many: (Measured, Measured),
+    /// The runs on one connection.
+    pub(crate) single: Series,
+    /// The runs on [`CLIENTS`] connections.
+    pub(crate) many: Series,
     /// [`CLIENTS`] contenders on one lease.
     pub(crate) race: Race,
     /// Statements and commits per kind of operation.
     pub(crate) accounted: Vec<Accounted>,
+}
+
+/// The runs on one number of connections, alternating round by round.
+#[derive(Debug, Default)]
+pub(crate) struct Series {
+    /// The floor.
+    pub(crate) floor: Measured,
+    /// The lease cycles through baton.
+    pub(crate) lease: Measured,
+    /// On MySQL, the same cycles' statements driven by a plain loop (`lease_plain`).
+    pub(crate) plain: Option<Measured>,
 }
 
 /// Runs every lease scenario against the store at `args.backend`.
@@ -76,26 +87,30 @@ async fn throughput(
     let url = args.backend.as_str();
     let length = args.duration;
     let check = floor::counter_self_check(target).await?;
-    let mut pairs = Vec::new();
+    let mut series = Vec::new();
     let round = length / ROUNDS;
     for clients in [1, CLIENTS] {
         progress(&format!(
             "floor and lease cycles on {clients} connection(s): {ROUNDS} alternating rounds of \
              {round:?} each"
         ));
-        let (mut floor, mut lease) = (Measured::default(), Measured::default());
+        let mut runs = Series::default();
         for _ in 0..ROUNDS {
-            floor.absorb(floor::measure(target, clients, round, commits).await?);
-            lease.absorb(lease_ops::cycles(url, run, clients, round, commits).await?);
+            runs.floor.absorb(floor::measure(target, clients, round, commits).await?);
+            runs.lease.absorb(lease_ops::cycles(url, run, clients, round, commits).await?);
+            if let Target::Mysql { options } = target {
+                let plain = lease_plain::cycles(options, run, clients, round, commits).await?;
+                runs.plain.get_or_insert_with(Measured::default).absorb(plain);
+            }
         }
-        pairs.push((floor, lease));
+        series.push(runs);
     }
     progress(&format!("{CLIENTS} contenders racing on one lease, {length:?}"));
     let race = lease_ops::race(url, run, CLIENTS, length, commits).await?;
     progress(&format!("statements and commits per operation, {ACCOUNTED_OPS} of each kind"));
     let accounted = accounting::accounting(url, run, ACCOUNTED_OPS, commits).await?;
-    let many = pairs.pop().unwrap_or_default();
-    let single = pairs.pop().unwrap_or_default();
+    let many = series.pop().unwrap_or_default();
+    let single = series.pop().unwrap_or_default();
     Ok(Throughput { check, single, many, race, accounted })
 }
 

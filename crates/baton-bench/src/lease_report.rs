@@ -13,6 +13,8 @@ use crate::timed::{Measured, OpKind};
 
 /// The lowest lease-to-floor throughput ratio the design accepts on PostgreSQL.
 const MIN_RATIO: f64 = 0.8;
+/// The lowest ratio of baton's lease cycles to the same statements driven by a plain loop.
+const MIN_PLAIN_RATIO: f64 = 0.95;
 /// Handover targets on PostgreSQL and MySQL (p50, p99) and SQLite (p99).
 const PG_HANDOVER: (Duration, Duration) = (Duration::from_millis(2), Duration::from_millis(10));
 const MYSQL_HANDOVER: (Duration, Duration) = (Duration::from_millis(5), Duration::from_millis(50));
@@ -59,7 +61,8 @@ pub(crate) fn throughput(t: &Throughput, target: &Target) -> String {
         "commits/op",
         "target",
     ]);
-    for (conns, (floor, lease)) in [(1, &t.single), (CLIENTS, &t.many)] {
+    for (conns, series) in [(1, &t.single), (CLIENTS, &t.many)] {
+        let (floor, lease) = (&series.floor, &series.lease);
         let floor_rate = floor.samples.rate(&[OpKind::Update]);
         measured_row(
             &mut table,
@@ -73,11 +76,35 @@ pub(crate) fn throughput(t: &Throughput, target: &Target) -> String {
             },
             counting,
         );
-        let lease_ratio = lease.samples.rate(&LEASE_KINDS) / floor_rate;
-        let goal = if postgres {
-            format!("≥ {MIN_RATIO:.2} {}", verdict(lease_ratio >= MIN_RATIO))
-        } else {
-            String::new()
+        if let Some(plain) = &series.plain {
+            measured_row(
+                &mut table,
+                Row {
+                    label: "plain loop: baton's statements",
+                    conns,
+                    measured: plain,
+                    kinds: &LEASE_KINDS,
+                    floor_rate,
+                    goal: String::new(),
+                },
+                counting,
+            );
+        }
+        let lease_rate = lease.samples.rate(&LEASE_KINDS);
+        let goal = match &series.plain {
+            Some(plain) => {
+                let of_plain = lease_rate / plain.samples.rate(&LEASE_KINDS);
+                format!(
+                    "{} of plain, ≥ {MIN_PLAIN_RATIO:.2} {}",
+                    ratio(of_plain),
+                    verdict(of_plain >= MIN_PLAIN_RATIO)
+                )
+            }
+            None if postgres => {
+                let lease_ratio = lease_rate / floor_rate;
+                format!("≥ {MIN_RATIO:.2} {}", verdict(lease_ratio >= MIN_RATIO))
+            }
+            None => String::new(),
         };
         measured_row(
             &mut table,
@@ -104,7 +131,7 @@ pub(crate) fn throughput(t: &Throughput, target: &Target) -> String {
         }
     }
     let race = &t.race.measured;
-    let floor_rate = t.many.0.samples.rate(&[OpKind::Update]);
+    let floor_rate = t.many.floor.samples.rate(&[OpKind::Update]);
     let race_kinds = [OpKind::Acquire, OpKind::Release];
     measured_row(
         &mut table,

@@ -29,6 +29,7 @@ mod idle_nodes;
 mod idle_report;
 mod lease;
 mod lease_ops;
+mod lease_plain;
 mod lease_redis;
 mod lease_report;
 mod machine;

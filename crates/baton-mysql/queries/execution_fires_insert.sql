@@ -1,11 +1,10 @@
 -- Records fires at the given time, in array order. A fire of a paused job, or at or before its
--- job's skip_through, is recorded as skipped. A fire at an instant a missed run of its job
--- covers is left out. INSERT IGNORE, deliberately: a fire already recorded (the unique key on
--- its identity) is left as it is, and the affected-row count is the number of rows inserted
--- (ON DUPLICATE KEY UPDATE would count a duplicate as a row under CLIENT_FOUND_ROWS). Every
--- value was validated before, so a duplicate is the only error it can ignore. The coverage
--- check is forced onto (job, covers_through): the optimizer otherwise walks the job's whole
--- history by instant for each fire (20 s for 1,000 fires over 14,000 executions).
+-- job's skip_through, is recorded as skipped. The caller leaves out a fire at an instant a
+-- missed run of its job covers (execution_covering.sql). INSERT IGNORE, deliberately: a fire
+-- already recorded (the unique key on its identity) is left as it is, and the affected-row count
+-- is the number of rows inserted (ON DUPLICATE KEY UPDATE would count a duplicate as a row under
+-- CLIENT_FOUND_ROWS). Every value was validated before, so a duplicate is the only error it can
+-- ignore.
 --   ? now, now, JSON array of [job, fire_key, scheduled_at, due_at].
 INSERT IGNORE INTO baton_executions (
     job, fire_key, scheduled_at, attempt, `trigger`, status, due_at, created_at, finished_at,
@@ -31,12 +30,4 @@ FROM (
     )) AS f
     JOIN baton_jobs AS j ON j.name = f.job
 ) AS fire
-WHERE NOT EXISTS (
-    SELECT 1
-    FROM baton_executions AS r FORCE INDEX (baton_executions_job_covers)
-    WHERE r.job = fire.job
-      AND r.covers_through IS NOT NULL
-      AND r.scheduled_at <= fire.scheduled_at
-      AND r.covers_through >= fire.scheduled_at
-)
 ORDER BY fire.position

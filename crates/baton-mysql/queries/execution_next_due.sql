@@ -1,9 +1,9 @@
--- The earliest due instant of the scheduled executions of the listed jobs or of any job, and
--- this server's time (SYSDATE(6): see now.sql).
--- /*list*/ is replaced by one "?" per job name ("NULL" when the claim names no job).
---   ? any job (bool), then the names.
-SELECT MIN(due_at) AS next_due,
-       CAST(FLOOR(UNIX_TIMESTAMP(SYSDATE(6)) * 1000) AS SIGNED) AS now_ms
-FROM baton_executions
-WHERE status = 'scheduled'
-  AND (? OR job IN (/*list*/))
+-- The earliest due instant of the scheduled executions of one listed job, and this server's
+-- time (SYSDATE(6): see now.sql). One index lookup on (job, status, due_at). The statement run
+-- is this SELECT once per job, joined by UNION ALL (queries::union_all); the caller takes the
+-- least instant.
+--   ? the job's name.
+(SELECT MIN(due_at) AS next_due,
+        CAST(FLOOR(UNIX_TIMESTAMP(SYSDATE(6)) * 1000) AS SIGNED) AS now_ms
+ FROM baton_executions FORCE INDEX (baton_executions_job_due)
+ WHERE job = ? AND status = 'scheduled')

@@ -3,7 +3,8 @@
 -- is below the token of any later incarnation. LOCK IN SHARE MODE is accepted by MariaDB and
 -- MySQL 8 alike (MariaDB does not know FOR SHARE).
 --   ? node id.
-SELECT seq, id, host, version, token, started_at, heartbeat_at, reported_load, state, state_changed_at
+SELECT seq, id, host, version, token, started_at, heartbeat_at,
+       reported_load AS `load`, state, state_changed_at
 FROM baton_nodes
 WHERE id = ?
 LOCK IN SHARE MODE

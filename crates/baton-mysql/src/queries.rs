@@ -77,6 +77,8 @@ queries! {
     JOB_PRUNED_RAISE = "job_pruned_raise.sql";
     /// Record a batch of fires.
     EXECUTION_FIRES_INSERT = "execution_fires_insert.sql";
+    /// The missed runs of the listed jobs that reach an instant.
+    EXECUTION_COVERING = "execution_covering.sql";
     /// The missed runs that no schedule record accounts for yet.
     EXECUTION_MISSED_UNCOVERED = "execution_missed_uncovered.sql";
     /// Record a batch of missed runs.
@@ -109,6 +111,8 @@ queries! {
     EXECUTION_CLAIM_CANCEL = "execution_claim_cancel.sql";
     /// The earliest due instant, with the server's time.
     EXECUTION_NEXT_DUE = "execution_next_due.sql";
+    /// The earliest due instant of any job.
+    EXECUTION_NEXT_DUE_ANY = "execution_next_due_any.sql";
     /// Record a node's heartbeat.
     EXECUTION_HEARTBEAT = "execution_heartbeat.sql";
     /// The executions a heartbeat reached.
@@ -251,6 +255,14 @@ pub(crate) fn with_list(statement: &str, count: usize) -> String {
         0 => statement.replace("/*list*/", "NULL"),
         _ => expand(statement, "/*list*/", "?", ", ", count),
     }
+}
+
+/// `statement`'s SELECT (without its comment lines) `count` times, joined by `UNION ALL`: one
+/// index range per listed job where a single statement over all of them would read them all.
+pub(crate) fn union_all(statement: &str, count: usize) -> String {
+    let select: Vec<&str> =
+        statement.lines().filter(|line| !line.trim_start().starts_with("--")).collect();
+    vec![select.join("\n"); count].join("\nUNION ALL\n")
 }
 
 /// `statement` with `marker` replaced by `count` copies of `item`, joined by `separator`: the

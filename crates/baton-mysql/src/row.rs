@@ -23,10 +23,7 @@ pub(crate) fn corrupt(what: &str, value: &str) -> Error {
     Error::new(ErrorKind::Internal, format!("unexpected {what} {value:?} stored in MySQL"))
 }
 
-/// A duration as stored, in whole milliseconds.
-pub(crate) fn millis(duration: Duration) -> i64 {
-    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
-}
+pub(crate) use baton_core::job::row::millis;
 
 /// A lease from a row with the columns of `baton_leases`.
 pub(crate) fn lease(row: &MySqlRow) -> Result<Lease> {

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use baton_core::job::row::millis;
 use baton_core::lease::transition;
 use baton_core::page::check_page_size;
 use baton_core::{
@@ -64,10 +65,6 @@ impl PostgresLeaseStore {
             format!("lease {name} changed hands while it was being acquired: try again"),
         ))
     }
-}
-
-fn millis(duration: std::time::Duration) -> i64 {
-    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 fn lost(params: &RenewParams) -> Error {

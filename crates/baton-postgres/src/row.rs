@@ -2,13 +2,13 @@
 
 use std::time::Duration;
 
+use baton_core::job::row::{ExecutionRow, JobRow};
 use baton_core::{
-    ChangeReason, Error, ErrorKind, Execution, ExecutionStatus, FencingToken, FireKey, HolderId,
-    Job, JobDefinition, JobName, JobPolicy, LeaderChange, Lease, LeaseName, ReleaseKind, Result,
-    Retention, RetryPolicy, Schedule, ScheduleKind, StoreTime, Trigger,
+    ChangeReason, Error, ErrorKind, Execution, FencingToken, HolderId, Job, LeaderChange, Lease,
+    LeaseName, ReleaseKind, Result, StoreTime,
 };
-use sqlx::Row;
 use sqlx::postgres::PgRow;
+use sqlx::{FromRow, Row};
 
 fn column<'r, T>(row: &'r PgRow, name: &str) -> Result<T>
 where
@@ -83,78 +83,17 @@ fn reason(text: String) -> Result<ChangeReason> {
 
 /// A job from a row with the columns of `baton_jobs`.
 pub(crate) fn job(row: &PgRow) -> Result<Job> {
-    let name: String = column(row, "name")?;
-    let kind: String = column(row, "schedule_kind")?;
-    let expression: String = column(row, "schedule_expr")?;
-    let zone: Option<String> = column(row, "schedule_zone")?;
-    let kind: ScheduleKind = parsed("schedule kind", kind)?;
-    let schedule = Schedule::from_parts(kind, &expression, zone.as_deref())
-        .map_err(|_| corrupt("schedule", &expression))?;
-    let retry = RetryPolicy::default()
-        .with_max_attempts(count(row, "retry_max_attempts")?)
-        .with_backoff(duration(row, "retry_initial_ms")?, duration(row, "retry_max_ms")?);
-    let retention = Retention::default()
-        .with_counts(count(row, "keep_succeeded")?, count(row, "keep_failed")?)
-        .with_max_age(duration(row, "max_age_ms")?);
-    let policy = JobPolicy::default()
-        .with_overlap(parsed("overlap policy", column(row, "overlap")?)?)
-        .with_misfire(parsed("misfire policy", column(row, "misfire")?)?)
-        .with_misfire_threshold(duration(row, "misfire_threshold_ms")?)
-        .with_catch_up_window(duration(row, "catch_up_window_ms")?)
-        .with_catch_up_max(count(row, "catch_up_max")?)
-        .with_starting_deadline(optional_duration(row, "starting_deadline_ms")?)
-        .with_jitter(duration(row, "jitter_ms")?)
-        .with_timeout(optional_duration(row, "timeout_ms")?)
-        .with_retry(retry)
-        .with_retention(retention);
-    Ok(Job {
-        id: column(row, "id")?,
-        definition: JobDefinition {
-            name: JobName::new(&name).map_err(|_| corrupt("job name", &name))?,
-            schedule,
-            policy,
-        },
-        paused: column(row, "paused")?,
-        skip_through: instant(row, "skip_through")?,
-        created_at: StoreTime::from_millis(column(row, "created_at")?),
-        updated_at: StoreTime::from_millis(column(row, "updated_at")?),
-    })
+    JobRow::from_row(row).map_err(unreadable)?.into_job()
 }
 
 /// An execution from a row with the columns of `baton_executions`.
 pub(crate) fn execution(row: &PgRow) -> Result<Execution> {
-    let job: String = column(row, "job")?;
-    let node: Option<String> = column(row, "node")?;
-    let token: Option<i64> = column(row, "token")?;
-    let covers_count: i64 = column(row, "covers_count")?;
-    Ok(Execution {
-        id: column(row, "id")?,
-        job: JobName::new(&job).map_err(|_| corrupt("job name", &job))?,
-        fire_key: FireKey::from_store(column(row, "fire_key")?),
-        scheduled_at: StoreTime::from_millis(column(row, "scheduled_at")?),
-        attempt: count(row, "attempt")?,
-        trigger: parsed::<Trigger>("trigger", column(row, "trigger")?)?,
-        status: execution_status(row)?,
-        due_at: StoreTime::from_millis(column(row, "due_at")?),
-        node: node
-            .map(|node| HolderId::new(&node).map_err(|_| corrupt("holder id", &node)))
-            .transpose()?,
-        token: token.map(FencingToken::from_store).transpose()?,
-        created_at: StoreTime::from_millis(column(row, "created_at")?),
-        started_at: instant(row, "started_at")?,
-        heartbeat_at: instant(row, "heartbeat_at")?,
-        finished_at: instant(row, "finished_at")?,
-        detail: column(row, "detail")?,
-        covers_through: instant(row, "covers_through")?,
-        covers_count: u64::try_from(covers_count)
-            .map_err(|_| corrupt("fire count", &covers_count.to_string()))?,
-        cancel_requested: column(row, "cancel_requested")?,
-    })
+    ExecutionRow::from_row(row).map_err(unreadable)?.into_execution()
 }
 
-/// The `status` column of an execution row.
-pub(crate) fn execution_status(row: &PgRow) -> Result<ExecutionStatus> {
-    parsed("execution status", column(row, "status")?)
+/// The error for a row that could not be read into its row type.
+pub(crate) fn unreadable(err: sqlx::Error) -> Error {
+    Error::new(ErrorKind::Internal, format!("reading a row from PostgreSQL: {err}"))
 }
 
 /// A text column holding a stored name, such as a status or a policy.
@@ -201,26 +140,4 @@ pub(crate) fn joined_id(row: &PgRow, name: &str) -> Result<Option<i64>> {
 /// A text-array column.
 pub(crate) fn texts(row: &PgRow, name: &str) -> Result<Vec<String>> {
     column(row, name)
-}
-
-fn parsed<T: std::str::FromStr>(what: &str, text: String) -> Result<T> {
-    text.parse().map_err(|_| corrupt(what, &text))
-}
-
-fn count(row: &PgRow, name: &str) -> Result<u32> {
-    let value: i64 = column(row, name)?;
-    u32::try_from(value).map_err(|_| corrupt(name, &value.to_string()))
-}
-
-fn duration(row: &PgRow, name: &str) -> Result<Duration> {
-    let value: i64 = column(row, name)?;
-    u64::try_from(value).map(Duration::from_millis).map_err(|_| corrupt(name, &value.to_string()))
-}
-
-fn optional_duration(row: &PgRow, name: &str) -> Result<Option<Duration>> {
-    let value: Option<i64> = column(row, name)?;
-    value
-        .map(|ms| u64::try_from(ms).map(Duration::from_millis))
-        .transpose()
-        .map_err(|_| corrupt(name, &format!("{value:?}")))
 }

@@ -6,4 +6,4 @@ SELECT json_extract(change.value, '$[0]'), json_extract(change.value, '$[1]'),
        json_extract(change.value, '$[4]')
 FROM json_each(?2) AS change
 ORDER BY change.key
-RETURNING id, node, token, from_state, to_state, at, reason
+RETURNING id, node, token, from_state, to_state, at AS changed_at, reason

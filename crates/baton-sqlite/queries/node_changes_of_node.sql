@@ -1,5 +1,5 @@
 -- A page of the state changes of node ?3 after id ?1, at most ?2 rows, oldest first.
-SELECT id, node, token, from_state, to_state, at, reason
+SELECT id, node, token, from_state, to_state, at AS changed_at, reason
 FROM baton_node_changes
 WHERE node = ?3 AND id > ?1
 ORDER BY id

@@ -58,6 +58,18 @@ pub struct LedgerReport {
     pub late: u64,
 }
 
+/// `$body` with `$pool` bound to the ledger's pool, whichever store it is on: the same code,
+/// type-checked once per driver.
+macro_rules! on_each_pool {
+    ($ledger:expr, $pool:ident => $body:expr) => {
+        match $ledger {
+            Ledger::Postgres($pool) => $body,
+            Ledger::Sqlite($pool) => $body,
+            Ledger::Mysql($pool) => $body,
+        }
+    };
+}
+
 /// A ledger on a SQL store.
 #[derive(Debug, Clone)]
 pub enum Ledger {
@@ -124,130 +136,81 @@ impl Ledger {
         check: Option<ValidityCheck<'_>>,
     ) -> anyhow::Result<Append> {
         let margin = || check.map(|check| check().map(micros)).transpose();
+        let (entry, _) = self.inserts();
+        // One fenced append in the transaction `$tx`: the fence checked and bumped by the
+        // backend's own helper, then the entry, then the commit; answers whether the fence
+        // refused the token as stale.
+        macro_rules! fenced {
+            ($tx:ident, $fence:path, $stale:pat) => {
+                match $fence(&mut $tx, RESOURCE, token).await {
+                    Ok(()) => {
+                        let Ok(margin) = margin() else { return Ok(Append::Stopped) };
+                        let insert = sqlx::query(entry).bind(writer).bind(token.to_store());
+                        insert.bind(margin).execute(&mut *$tx).await?;
+                        $tx.commit().await?;
+                        false
+                    }
+                    Err($stale) => true,
+                    Err(err) => return Err(err.into()),
+                }
+            };
+        }
         let stale = match self {
             Ledger::Postgres(pool) => {
                 let mut tx = pool.begin().await?;
-                match baton::postgres::check_and_bump(&mut tx, RESOURCE, token).await {
-                    Ok(()) => {
-                        let Ok(margin) = margin() else { return Ok(Append::Stopped) };
-                        sqlx::query(
-                            "INSERT INTO baton_test_ledger (writer, token, margin_us) \
-                             VALUES ($1, $2, $3)",
-                        )
-                        .bind(writer)
-                        .bind(token.to_store())
-                        .bind(margin)
-                        .execute(&mut *tx)
-                        .await?;
-                        tx.commit().await?;
-                        false
-                    }
-                    Err(baton::postgres::FenceError::Stale { .. }) => true,
-                    Err(err) => return Err(err.into()),
-                }
+                fenced!(
+                    tx,
+                    baton::postgres::check_and_bump,
+                    baton::postgres::FenceError::Stale { .. }
+                )
             }
             Ledger::Sqlite(pool) => {
                 let mut conn = pool.acquire().await?;
                 let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-                match baton::sqlite::fence::check_and_bump(&mut tx, RESOURCE, token).await {
-                    Ok(()) => {
-                        let Ok(margin) = margin() else { return Ok(Append::Stopped) };
-                        sqlx::query(
-                            "INSERT INTO baton_test_ledger (writer, token, margin_us) \
-                             VALUES (?, ?, ?)",
-                        )
-                        .bind(writer)
-                        .bind(token.to_store())
-                        .bind(margin)
-                        .execute(&mut *tx)
-                        .await?;
-                        tx.commit().await?;
-                        false
-                    }
-                    Err(baton::sqlite::FenceError::Stale { .. }) => true,
-                    Err(err) => return Err(err.into()),
-                }
+                fenced!(
+                    tx,
+                    baton::sqlite::fence::check_and_bump,
+                    baton::sqlite::FenceError::Stale { .. }
+                )
             }
             Ledger::Mysql(pool) => {
                 let mut tx = pool.begin().await?;
-                match baton::mysql::check_and_bump(&mut tx, RESOURCE, token).await {
-                    Ok(()) => {
-                        let Ok(margin) = margin() else { return Ok(Append::Stopped) };
-                        sqlx::query(
-                            "INSERT INTO baton_test_ledger (writer, token, margin_us) \
-                             VALUES (?, ?, ?)",
-                        )
-                        .bind(writer)
-                        .bind(token.to_store())
-                        .bind(margin)
-                        .execute(&mut *tx)
-                        .await?;
-                        tx.commit().await?;
-                        false
-                    }
-                    Err(baton::mysql::FenceError::Stale { .. }) => true,
-                    Err(err) => return Err(err.into()),
-                }
+                fenced!(tx, baton::mysql::check_and_bump, baton::mysql::FenceError::Stale { .. })
             }
         };
         if !stale {
             return Ok(Append::Accepted);
         }
-        self.record_rejection(writer, token).await?;
+        let (_, rejection) = self.inserts();
+        on_each_pool!(self, pool => {
+            sqlx::query(rejection).bind(writer).bind(token.to_store()).execute(pool).await?;
+        });
         Ok(Append::Rejected)
     }
 
-    async fn record_rejection(&self, writer: &str, token: FencingToken) -> anyhow::Result<()> {
+    /// The inserts of an entry (writer, token, margin) and of a rejection (writer, token), in
+    /// this store's placeholders.
+    fn inserts(&self) -> (&'static str, &'static str) {
         match self {
-            Ledger::Postgres(pool) => {
-                sqlx::query(
-                    "INSERT INTO baton_test_ledger_rejections (writer, token) VALUES ($1, $2)",
-                )
-                .bind(writer)
-                .bind(token.to_store())
-                .execute(pool)
-                .await?;
-            }
-            Ledger::Sqlite(pool) => {
-                sqlx::query(
-                    "INSERT INTO baton_test_ledger_rejections (writer, token) VALUES (?, ?)",
-                )
-                .bind(writer)
-                .bind(token.to_store())
-                .execute(pool)
-                .await?;
-            }
-            Ledger::Mysql(pool) => {
-                sqlx::query(
-                    "INSERT INTO baton_test_ledger_rejections (writer, token) VALUES (?, ?)",
-                )
-                .bind(writer)
-                .bind(token.to_store())
-                .execute(pool)
-                .await?;
-            }
+            Ledger::Postgres(_) => (
+                "INSERT INTO baton_test_ledger (writer, token, margin_us) VALUES ($1, $2, $3)",
+                "INSERT INTO baton_test_ledger_rejections (writer, token) VALUES ($1, $2)",
+            ),
+            Ledger::Sqlite(_) | Ledger::Mysql(_) => (
+                "INSERT INTO baton_test_ledger (writer, token, margin_us) VALUES (?, ?, ?)",
+                "INSERT INTO baton_test_ledger_rejections (writer, token) VALUES (?, ?)",
+            ),
         }
-        Ok(())
     }
 
     /// Checks the whole ledger.
     pub async fn check(&self) -> anyhow::Result<LedgerReport> {
         const ENTRIES: &str = "SELECT token, margin_us FROM baton_test_ledger ORDER BY seq";
         const REJECTIONS: &str = "SELECT count(*) FROM baton_test_ledger_rejections";
-        let (entries, rejected): (Vec<(i64, Option<i64>)>, i64) = match self {
-            Ledger::Postgres(pool) => (
-                sqlx::query_as(ENTRIES).fetch_all(pool).await?,
-                sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
-            ),
-            Ledger::Sqlite(pool) => (
-                sqlx::query_as(ENTRIES).fetch_all(pool).await?,
-                sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
-            ),
-            Ledger::Mysql(pool) => (
-                sqlx::query_as(ENTRIES).fetch_all(pool).await?,
-                sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
-            ),
-        };
+        let (entries, rejected): (Vec<(i64, Option<i64>)>, i64) = on_each_pool!(self, pool => (
+            sqlx::query_as(ENTRIES).fetch_all(pool).await?,
+            sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
+        ));
         Ok(check_entries(&entries, u64::try_from(rejected).unwrap_or(0)))
     }
 }

@@ -1,26 +1,24 @@
-//! The job-store conformance suite against a throwaway PostgreSQL server, plus what only a
-//! real server can show: overlap decisions that stay exclusive under racing claimers on
-//! separate connections, one transaction per batch of fires, and the SQL renderings of
-//! instants and reasons.
+//! The job-store conformance suite and its racing-claimers cases against a throwaway PostgreSQL
+//! server, plus what only a real server can show: the queue tables after racing claimers, one transaction per batch of
+//! fires, and the SQL renderings of instants and reasons.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use baton_core::job::{
-    ClaimParams, CompleteParams, ExecutionListParams, MissedFires, NewFire, RecordFiresParams,
-    RescueParams, Trigger, TriggerOutcome, TriggerParams,
+    ClaimParams, CompleteParams, MissedFires, NewFire, RecordFiresParams, RescueParams, Trigger,
+    TriggerOutcome, TriggerParams,
 };
 use baton_core::{
     ErrorKind, ExecutionStatus, JobDefinition, JobName, JobPolicy, JobStore, OverlapPolicy,
     RetryPolicy, Schedule, StoreTime,
 };
-use baton_testkit::conformance::jobs::{JobHarness, unique_job};
+use baton_testkit::conformance::jobs::{JobHarness, race_claimers, unique_job};
 use baton_testkit::conformance::unique_holder;
 use baton_testkit::databases::PostgresDatabase;
 use sqlx::{Connection, PgConnection};
 
 baton_testkit::job_conformance!(PostgresDatabase::start());
+baton_testkit::job_race_conformance!(PostgresDatabase::start());
 
 fn register_params(name: &JobName, overlap: OverlapPolicy) -> JobDefinition {
     JobDefinition {
@@ -46,134 +44,13 @@ fn fire(job: &JobName, at: StoreTime) -> NewFire {
     NewFire { job: job.clone(), scheduled_at: at, due_at: at }
 }
 
-async fn live(store: &dyn JobStore, job: &JobName) -> usize {
-    let mut live = 0;
-    for status in [ExecutionStatus::Scheduled, ExecutionStatus::Running] {
-        let params = ExecutionListParams {
-            job: Some(job.clone()),
-            status: Some(status),
-            limit: 1000,
-            ..Default::default()
-        };
-        live += store.execution_list(params).await.expect("list").items.len();
-    }
-    live
-}
-
-/// A leader records 300 fires of one job in batches while eight workers, each on its own
-/// connections, claim and complete them as fast as they can. Whatever the timing, no two
-/// executions of the job ever run at once, and every fire ends in a final status.
-async fn race_claimers(overlap: OverlapPolicy) {
+/// The queue tables still hold exactly the job's waiting and running executions after the
+/// conformance suite's race of claimers (nothing, once every fire ended).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_live_tables_hold_nothing_of_a_job_after_racing_claimers() {
     let harness = PostgresDatabase::start();
-    let store = harness.store().await;
-    let job = register(&*store, "race", overlap).await;
-    let base = past(&*store).await;
-    let recorded = Arc::new(AtomicBool::new(false));
-    let running = Arc::new(AtomicUsize::new(0));
-    let runs = Arc::new(AtomicUsize::new(0));
-
-    let leader = {
-        let (store, job, recorded) = (harness.store().await, job.clone(), recorded.clone());
-        tokio::spawn(async move {
-            for batch in 0..60u64 {
-                let fires = (0..5u64)
-                    .map(|i| fire(&job, base.saturating_add(Duration::from_secs(batch * 5 + i))))
-                    .collect();
-                let params = RecordFiresParams { fires, missed: Vec::new() };
-                assert_eq!(store.record_fires(params).await.expect("record").inserted, 5);
-                tokio::time::sleep(Duration::from_millis(3)).await;
-            }
-            recorded.store(true, Ordering::SeqCst);
-        })
-    };
-    let mut workers = Vec::new();
-    for w in 0..8 {
-        let store = harness.store().await;
-        let (job, recorded) = (job.clone(), recorded.clone());
-        let (running, runs) = (running.clone(), runs.clone());
-        workers.push(tokio::spawn(async move {
-            let node = unique_holder(&format!("worker{w}"));
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-            loop {
-                assert!(tokio::time::Instant::now() < deadline, "the race never settled");
-                let params = ClaimParams {
-                    node: node.clone(),
-                    limit: 4,
-                    jobs: vec![job.clone()],
-                    ahead: Duration::ZERO,
-                };
-                let claimed = store.claim(params).await.expect("claim");
-                for execution in &claimed.running {
-                    let now_running = running.fetch_add(1, Ordering::SeqCst) + 1;
-                    assert_eq!(now_running, 1, "{overlap}: two executions ran at once");
-                    runs.fetch_add(1, Ordering::SeqCst);
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                    running.fetch_sub(1, Ordering::SeqCst);
-                    let done = CompleteParams {
-                        id: execution.id,
-                        token: execution.token.expect("token"),
-                        status: ExecutionStatus::Succeeded,
-                        detail: None,
-                        output: None,
-                    };
-                    store.complete(done).await.expect("complete");
-                }
-                if claimed.running.is_empty() && claimed.settled.is_empty() {
-                    if recorded.load(Ordering::SeqCst) && live(&*store, &job).await == 0 {
-                        return;
-                    }
-                    tokio::time::sleep(Duration::from_millis(2)).await;
-                }
-            }
-        }));
-    }
-    leader.await.expect("leader");
-    for worker in workers {
-        worker.await.expect("worker");
-    }
-
-    let mut all = Vec::new();
-    let mut after = None;
-    loop {
-        let params = ExecutionListParams {
-            job: Some(job.clone()),
-            after,
-            limit: 1000,
-            ..Default::default()
-        };
-        let page = store.execution_list(params).await.expect("list");
-        all.extend(page.items);
-        match page.next {
-            Some(next) => after = Some(next),
-            None => break,
-        }
-    }
-    assert_eq!(all.len(), 300, "one record per fire");
-    let succeeded = all.iter().filter(|e| e.status == ExecutionStatus::Succeeded).count();
-    assert_eq!(succeeded, runs.load(Ordering::SeqCst), "every run completed");
-    assert!(succeeded >= 2, "{overlap}: the job ran more than once ({succeeded})");
-    let policy = format!("overlap={overlap}");
-    for execution in all.iter().filter(|e| e.status != ExecutionStatus::Succeeded) {
-        assert_eq!(execution.status, ExecutionStatus::Skipped, "{execution:?}");
-        let detail = execution.detail.as_deref().unwrap_or_default();
-        assert!(detail.starts_with(&policy), "{execution:?}");
-    }
+    let job = race_claimers(&harness, OverlapPolicy::Forbid).await;
     assert_live_tables_follow_status(&mut harness.admin().await, &job, "the race").await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn racing_claimers_never_run_two_executions_of_a_forbid_job() {
-    race_claimers(OverlapPolicy::Forbid).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn racing_claimers_never_run_two_executions_of_a_buffer_one_job() {
-    race_claimers(OverlapPolicy::BufferOne).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn racing_claimers_never_run_two_executions_of_a_replace_job() {
-    race_claimers(OverlapPolicy::Replace).await;
 }
 
 /// Asserts that the queue tables hold exactly the job's waiting and running executions

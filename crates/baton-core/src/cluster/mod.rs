@@ -20,6 +20,7 @@ mod node;
 mod node_id;
 mod node_params;
 mod partition;
+pub mod row;
 mod spec;
 mod store;
 mod strategy;

@@ -18,6 +18,7 @@ mod audit;
 mod definition;
 mod execution;
 mod listing;
+pub mod row;
 pub mod rules;
 mod store;
 

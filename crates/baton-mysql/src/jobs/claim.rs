@@ -26,7 +26,8 @@ use super::{Inner, check_batch, read_executions, server_now, tokens};
 use crate::error::query_error;
 use crate::queries::{
     EXECUTION_CLAIM_CANCEL, EXECUTION_CLAIM_RUN, EXECUTION_CLAIM_SETTLE, EXECUTION_DUE,
-    EXECUTION_FIRST_RUNNING, EXECUTION_FIRST_WAITING, EXECUTION_NEXT_DUE, with_list,
+    EXECUTION_FIRST_RUNNING, EXECUTION_FIRST_WAITING, EXECUTION_NEXT_DUE, EXECUTION_NEXT_DUE_ANY,
+    union_all, with_list,
 };
 use crate::tx::{self, Failure};
 
@@ -52,12 +53,18 @@ async fn next_due<'c>(
     executor: impl sqlx::MySqlExecutor<'c>,
     jobs: &[JobName],
 ) -> sqlx::Result<(Option<StoreTime>, StoreTime)> {
-    let statement = with_list(EXECUTION_NEXT_DUE, jobs.len());
-    let mut query = sqlx::query_as(sqlx::AssertSqlSafe(statement)).bind(jobs.is_empty());
-    for job in jobs {
-        query = query.bind(job.as_str());
-    }
-    let (due, now): (Option<i64>, i64) = query.fetch_one(executor).await?;
+    let rows: Vec<(Option<i64>, i64)> = if jobs.is_empty() {
+        sqlx::query_as(EXECUTION_NEXT_DUE_ANY).fetch_all(executor).await?
+    } else {
+        let statement = union_all(EXECUTION_NEXT_DUE, jobs.len());
+        let mut query = sqlx::query_as(sqlx::AssertSqlSafe(statement));
+        for job in jobs {
+            query = query.bind(job.as_str());
+        }
+        query.fetch_all(executor).await?
+    };
+    let due = rows.iter().filter_map(|(due, _)| *due).min();
+    let now = rows.iter().map(|(_, now)| *now).max().unwrap_or_default();
     Ok((due.map(StoreTime::from_millis), StoreTime::from_millis(now)))
 }
 
@@ -163,13 +170,11 @@ impl States {
             states.running.insert(execution.job.clone(), execution);
         }
         let mut waiting =
-            sqlx::query_as(sqlx::AssertSqlSafe(with_list(EXECUTION_FIRST_WAITING, names.len())))
-                .bind(now.as_millis());
+            sqlx::query_as(sqlx::AssertSqlSafe(union_all(EXECUTION_FIRST_WAITING, names.len())));
         for name in &names {
-            waiting = waiting.bind(*name);
+            waiting = waiting.bind(*name).bind(now.as_millis()).bind(i64::from(limit) + 1);
         }
-        let waiting: Vec<(String, i64)> =
-            waiting.bind(i64::from(limit) + 1).fetch_all(&mut *conn).await?;
+        let waiting: Vec<(String, i64)> = waiting.fetch_all(&mut *conn).await?;
         for (job, id) in waiting {
             states.waiting.entry(job_name(&job)?).or_default().insert(id);
         }

@@ -8,15 +8,16 @@ use baton_core::job::{
 };
 use baton_core::{Error, ExecutionStatus, FireKey, JobName, Result};
 use serde_json::json;
+use sqlx::MySqlConnection;
 
 use super::definitions::{self, Lock};
 use super::rows::ExecutionRow;
 use super::{Inner, not_found, read_execution, server_now, tokens};
 use crate::queries::{
-    EXECUTION_FIRES_INSERT, EXECUTION_INSERT, EXECUTION_LATEST_ATTEMPT, EXECUTION_MISSED_INSERT,
-    EXECUTION_MISSED_UNCOVERED,
+    EXECUTION_COVERING, EXECUTION_FIRES_INSERT, EXECUTION_INSERT, EXECUTION_LATEST_ATTEMPT,
+    EXECUTION_MISSED_INSERT, EXECUTION_MISSED_UNCOVERED, with_list,
 };
-use crate::tx;
+use crate::tx::{self, Failure};
 use crate::wakeups::{self, DUE};
 
 /// Records fires and missed runs in one transaction: the jobs' rows are locked (shared for a
@@ -40,7 +41,7 @@ pub(super) async fn record(inner: &Inner, params: RecordFiresParams) -> Result<F
         .filter(|name| seen.insert(*name))
         .collect();
     let lock = if missed.is_empty() { Lock::Shared } else { Lock::Exclusive };
-    let (fires_json, all_missed_json) = (fires_json(&fires), missed_json(&missed));
+    let all_missed_json = missed_json(&missed);
     let doing = format!("recording {} fires and {} missed runs", fires.len(), missed.len());
     let (inserted, may_run) = tx::transaction!(&inner.pool, &doing, |conn| async {
         let jobs = definitions::named(&mut *conn, names.iter().copied(), lock).await?;
@@ -69,11 +70,12 @@ pub(super) async fn record(inner: &Inner, params: RecordFiresParams) -> Result<F
             }
         }
         let mut may_run = false;
+        let fires = uncovered(conn, &fires).await?;
         if !fires.is_empty() {
             let done = sqlx::query(EXECUTION_FIRES_INSERT)
                 .bind(now)
                 .bind(now)
-                .bind(&fires_json)
+                .bind(fires_json(fires.iter().copied()))
                 .execute(&mut *conn)
                 .await?;
             inserted += done.rows_affected();
@@ -177,9 +179,36 @@ fn check_missed(run: &MissedFires) -> Result<()> {
 }
 
 /// `[[job, fire_key, scheduled_at, due_at], ...]`.
-fn fires_json(fires: &[NewFire]) -> String {
+/// The fires at an instant no missed run of their job covers: the missed runs reaching the
+/// earliest of them are read in one statement and the fires checked against them here.
+async fn uncovered<'f>(
+    conn: &mut MySqlConnection,
+    fires: &'f [NewFire],
+) -> Result<Vec<&'f NewFire>, Failure> {
+    let Some(earliest) = fires.iter().map(|fire| fire.scheduled_at).min() else {
+        return Ok(Vec::new());
+    };
+    let mut seen = HashSet::new();
+    let jobs: Vec<&str> =
+        fires.iter().map(|fire| fire.job.as_str()).filter(|job| seen.insert(*job)).collect();
+    let statement = with_list(EXECUTION_COVERING, jobs.len());
+    let mut query = sqlx::query_as(sqlx::AssertSqlSafe(statement));
+    for job in &jobs {
+        query = query.bind(*job);
+    }
+    let runs: Vec<(String, i64, i64)> =
+        query.bind(earliest.as_millis()).fetch_all(&mut *conn).await?;
+    let covered = |fire: &NewFire| {
+        let at = fire.scheduled_at.as_millis();
+        runs.iter()
+            .any(|(job, first, last)| job == fire.job.as_str() && (*first..=*last).contains(&at))
+    };
+    Ok(fires.iter().filter(|fire| !covered(fire)).collect())
+}
+
+fn fires_json<'a>(fires: impl IntoIterator<Item = &'a NewFire>) -> String {
     let rows: Vec<_> = fires
-        .iter()
+        .into_iter()
         .map(|fire| {
             json!([
                 fire.job.as_str(),

@@ -2,55 +2,27 @@
 
 use std::str::FromStr;
 
-use baton_core::cluster::{
-    BatchJob, BatchTally, JsonText, Node, NodeChange, Partition, PartitionKey,
-};
-use baton_core::{Error, ErrorKind, FencingToken, Result, StoreTime};
-use sqlx::Row;
+use baton_core::cluster::row::{BatchRow, NodeChangeRow, NodeRow, PartitionRow};
+use baton_core::cluster::{BatchJob, BatchTally, Node, NodeChange, Partition, PartitionKey};
+use baton_core::{Error, ErrorKind, FencingToken, Result};
 use sqlx::postgres::PgRow;
+use sqlx::{FromRow, Row};
 
 use crate::row;
 
 /// A node from a row with the columns of `baton_nodes`.
 pub(super) fn node(found: &PgRow) -> Result<Node> {
-    Ok(Node {
-        seq: row::id(found, "seq")?,
-        id: parsed(found, "id", "node id")?,
-        host: row::text(found, "host")?,
-        version: row::text(found, "version")?,
-        token: token(found, "token")?,
-        started_at: instant(found, "started_at")?,
-        heartbeat_at: instant(found, "heartbeat_at")?,
-        load: narrow(found, "load")?,
-        state: parsed(found, "state", "node state")?,
-        state_changed_at: instant(found, "state_changed_at")?,
-    })
+    NodeRow::from_row(found).map_err(row::unreadable)?.into_node()
 }
 
 /// A record of `baton_node_changes`.
 pub(super) fn node_change(found: &PgRow) -> Result<NodeChange> {
-    Ok(NodeChange {
-        id: row::id(found, "id")?,
-        node: parsed(found, "node", "node id")?,
-        token: token(found, "token")?,
-        from: parsed_optional(found, "from_state", "node state")?,
-        to: parsed(found, "to_state", "node state")?,
-        at: instant(found, "changed_at")?,
-        reason: parsed(found, "reason", "node change reason")?,
-    })
+    NodeChangeRow::from_row(found).map_err(row::unreadable)?.into_change()
 }
 
 /// A batch from a row with the columns of `baton_batches`.
 pub(super) fn batch(found: &PgRow) -> Result<BatchJob> {
-    Ok(BatchJob {
-        id: row::id(found, "id")?,
-        name: parsed(found, "name", "job name")?,
-        strategy: parsed(found, "strategy", "partition strategy")?,
-        state: parsed(found, "state", "batch state")?,
-        created_at: instant(found, "created_at")?,
-        finished_at: row::instant(found, "finished_at")?,
-        failure: read(found, "failure")?,
-    })
+    BatchRow::from_row(found).map_err(row::unreadable)?.into_batch()
 }
 
 /// The tally columns of `batch_tally.sql`.
@@ -72,26 +44,7 @@ pub(super) fn tally(found: &PgRow) -> Result<BatchTally> {
 
 /// A partition from a row with the columns of `baton_partitions`.
 pub(super) fn partition(found: &PgRow) -> Result<Partition> {
-    let token: Option<i64> = read(found, "token")?;
-    Ok(Partition {
-        id: row::id(found, "id")?,
-        batch: row::id(found, "batch")?,
-        key: parsed(found, "key", "partition key")?,
-        params: json(row::text(found, "params")?)?,
-        transferable: row::flag(found, "transferable")?,
-        state: parsed(found, "state", "partition state")?,
-        node: parsed_optional(found, "node", "node id")?,
-        token: token.map(FencingToken::from_store).transpose()?,
-        checkpoint: read::<Option<String>>(found, "checkpoint")?.map(json).transpose()?,
-        result: read::<Option<String>>(found, "result")?.map(json).transpose()?,
-        attempts: narrow(found, "attempts")?,
-        progress: row::total(found, "progress")?,
-        created_at: instant(found, "created_at")?,
-        claimed_at: row::instant(found, "claimed_at")?,
-        heartbeat_at: row::instant(found, "heartbeat_at")?,
-        finished_at: row::instant(found, "finished_at")?,
-        error: read(found, "error")?,
-    })
+    PartitionRow::from_row(found).map_err(row::unreadable)?.into_partition()
 }
 
 /// The partition a heartbeat stamped, from the `stamped_id` and `stamped_token` columns of
@@ -111,38 +64,12 @@ where
     })
 }
 
-fn instant(found: &PgRow, name: &str) -> Result<StoreTime> {
-    read(found, name).map(StoreTime::from_millis)
-}
-
 fn token(found: &PgRow, name: &str) -> Result<FencingToken> {
     read(found, name).and_then(FencingToken::from_store)
 }
 
-/// A count column that must fit in a `u32`.
-fn narrow(found: &PgRow, name: &str) -> Result<u32> {
-    let value = row::total(found, name)?;
-    u32::try_from(value).map_err(|_| corrupt(name, &value.to_string()))
-}
-
-fn parsed<T: FromStr>(found: &PgRow, name: &str, what: &str) -> Result<T> {
-    stored(what, row::text(found, name)?)
-}
-
-fn parsed_optional<T: FromStr>(found: &PgRow, name: &str, what: &str) -> Result<Option<T>> {
-    let text: Option<String> = read(found, name)?;
-    text.map(|text| stored(what, text)).transpose()
-}
-
 fn stored<T: FromStr>(what: &str, text: String) -> Result<T> {
     text.parse().map_err(|_| corrupt(what, &text))
-}
-
-/// JSON text as stored; only a row written by something else than this crate can be refused.
-fn json(text: String) -> Result<JsonText> {
-    JsonText::new(text).map_err(|err| {
-        Error::new(ErrorKind::Internal, format!("unexpected value stored in PostgreSQL: {err}"))
-    })
 }
 
 fn corrupt(what: &str, value: &str) -> Error {

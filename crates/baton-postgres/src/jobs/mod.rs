@@ -18,9 +18,9 @@ mod fires;
 mod history;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
+use baton_core::job::row::millis;
 use baton_core::job::{
     ClaimParams, Claimed, CompleteParams, Completed, DueChanges, ExecutionListParams,
     FiresRecorded, HeartbeatOutcome, HeartbeatParams, JobListParams, PruneParams,
@@ -54,11 +54,6 @@ impl PostgresJobStore {
     pub(crate) fn new(connections: Connections, options: Arc<PgConnectOptions>) -> Self {
         PostgresJobStore { connections, options }
     }
-}
-
-/// A duration in whole milliseconds, saturating.
-fn millis(duration: Duration) -> i64 {
-    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 fn not_registered(name: &JobName) -> Error {

@@ -10,11 +10,12 @@ use baton_core::job::{
 use baton_core::{Error, ErrorKind, Execution, ExecutionStatus, Job, Result, StoreTime};
 use sqlx::SqliteConnection;
 
-use super::rows::{self, ExecutionRow, duration_millis};
+use super::rows::{self, ExecutionRow};
 use super::{Inner, definitions};
 use crate::error::from_sqlx;
 use crate::json::Rows;
 use crate::tx;
+use baton_core::job::row::millis;
 
 /// Records a worker's heartbeat for all its executions in one statement; the executions it
 /// did not touch are lost.
@@ -177,7 +178,7 @@ pub(super) async fn request_cancel(inner: &Inner, id: i64) -> Result<bool> {
 /// their retries: one transaction of up to four statements.
 pub(super) async fn rescue(inner: &Inner, params: RescueParams) -> Result<Rescued> {
     let doing = "rescuing executions whose worker stopped heartbeating";
-    let stale_after = duration_millis(params.stale_after);
+    let stale_after = millis(params.stale_after);
     // Nothing stale (checked first on the read pool) costs no write lock.
     let oldest = oldest_heartbeat(&inner.read, doing).await?;
     let checked_at = inner.now().as_millis();

@@ -7,9 +7,10 @@ use baton_core::{Cursor, Execution, Page, Result, StoreTime};
 use sqlx::SqlitePool;
 
 use super::Inner;
-use super::rows::{self, ExecutionRow, duration_millis};
+use super::rows::{self, ExecutionRow};
 use crate::error::from_sqlx;
 use crate::tx;
+use baton_core::job::row::millis;
 
 /// Reads one execution.
 pub(super) async fn get(read: &SqlitePool, id: i64) -> Result<Option<Execution>> {
@@ -65,7 +66,7 @@ pub(super) async fn prune(inner: &Inner, params: PruneParams) -> Result<u64> {
     let mut tx = tx::begin(&inner.write, &doing).await?;
     let now = inner.now();
     let retention = params.retention;
-    let cutoff = now.as_millis().saturating_sub(duration_millis(retention.max_age));
+    let cutoff = now.as_millis().saturating_sub(millis(retention.max_age));
     let deleted: Vec<Option<i64>> =
         sqlx::query_scalar(include_str!("../../queries/execution_prune.sql"))
             .bind(params.job.as_str())

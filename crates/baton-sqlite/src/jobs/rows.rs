@@ -1,97 +1,13 @@
-//! Conversions between `baton_jobs` / `baton_executions` rows and the core records.
+//! Job and execution rows: read with the SQL stores' shared row types, and a definition bound
+//! to `job_upsert.sql`.
 
-use std::time::Duration;
-
-use baton_core::schedule::{MisfirePolicy, OverlapPolicy, Retention, RetryPolicy, ScheduleKind};
-use baton_core::{
-    Execution, ExecutionStatus, FencingToken, FireKey, HolderId, Job, JobDefinition, JobName,
-    JobPolicy, Result, Schedule, StoreTime, Trigger,
-};
+use baton_core::JobDefinition;
+use baton_core::job::row::millis;
 use sqlx::Sqlite;
 use sqlx::query::QueryAs;
 use sqlx::sqlite::SqliteArguments;
 
-use crate::error::corrupt;
-
-/// A `baton_jobs` row as stored.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct JobRow {
-    id: i64,
-    name: String,
-    schedule_kind: String,
-    schedule_expr: String,
-    schedule_zone: Option<String>,
-    overlap: String,
-    misfire: String,
-    misfire_threshold_ms: i64,
-    catch_up_window_ms: i64,
-    catch_up_max: i64,
-    starting_deadline_ms: Option<i64>,
-    jitter_ms: i64,
-    timeout_ms: Option<i64>,
-    retry_max_attempts: i64,
-    retry_initial_ms: i64,
-    retry_max_ms: i64,
-    keep_succeeded: i64,
-    keep_failed: i64,
-    max_age_ms: i64,
-    paused: i64,
-    skip_through: Option<i64>,
-    created_at: i64,
-    updated_at: i64,
-}
-
-impl JobRow {
-    /// The core record this row holds.
-    pub(crate) fn into_job(self) -> Result<Job> {
-        let name = JobName::new(&self.name).map_err(|_| corrupt("job name", &self.name))?;
-        let kind: ScheduleKind = self
-            .schedule_kind
-            .parse()
-            .map_err(|_| corrupt("schedule kind", &self.schedule_kind))?;
-        let schedule =
-            Schedule::from_parts(kind, &self.schedule_expr, self.schedule_zone.as_deref())
-                .map_err(|err| corrupt(&format!("schedule of job {name}"), err))?;
-        let overlap: OverlapPolicy =
-            self.overlap.parse().map_err(|_| corrupt("overlap policy", &self.overlap))?;
-        let misfire: MisfirePolicy =
-            self.misfire.parse().map_err(|_| corrupt("misfire policy", &self.misfire))?;
-        let retry = RetryPolicy::default()
-            .with_max_attempts(count("retry_max_attempts", self.retry_max_attempts)?)
-            .with_backoff(
-                millis("retry_initial_ms", self.retry_initial_ms)?,
-                millis("retry_max_ms", self.retry_max_ms)?,
-            );
-        let retention = Retention::default()
-            .with_counts(
-                count("keep_succeeded", self.keep_succeeded)?,
-                count("keep_failed", self.keep_failed)?,
-            )
-            .with_max_age(millis("max_age_ms", self.max_age_ms)?);
-        let policy = JobPolicy::default()
-            .with_overlap(overlap)
-            .with_misfire(misfire)
-            .with_misfire_threshold(millis("misfire_threshold_ms", self.misfire_threshold_ms)?)
-            .with_catch_up_window(millis("catch_up_window_ms", self.catch_up_window_ms)?)
-            .with_catch_up_max(count("catch_up_max", self.catch_up_max)?)
-            .with_starting_deadline(optional_millis(
-                "starting_deadline_ms",
-                self.starting_deadline_ms,
-            )?)
-            .with_jitter(millis("jitter_ms", self.jitter_ms)?)
-            .with_timeout(optional_millis("timeout_ms", self.timeout_ms)?)
-            .with_retry(retry)
-            .with_retention(retention);
-        Ok(Job {
-            id: self.id,
-            definition: JobDefinition { name, schedule, policy },
-            paused: flag("paused", self.paused)?,
-            skip_through: self.skip_through.map(StoreTime::from_millis),
-            created_at: StoreTime::from_millis(self.created_at),
-            updated_at: StoreTime::from_millis(self.updated_at),
-        })
-    }
-}
+pub(crate) use baton_core::job::row::{ExecutionRow, JobRow, executions};
 
 /// Binds a definition to the parameters `?1` to `?19` of `job_upsert.sql`, in column order.
 pub(crate) fn bind_definition<'q, O>(
@@ -106,114 +22,16 @@ pub(crate) fn bind_definition<'q, O>(
         .bind(definition.schedule.zone())
         .bind(policy.overlap.as_str())
         .bind(policy.misfire.as_str())
-        .bind(duration_millis(policy.misfire_threshold))
-        .bind(duration_millis(policy.catch_up_window))
+        .bind(millis(policy.misfire_threshold))
+        .bind(millis(policy.catch_up_window))
         .bind(i64::from(policy.catch_up_max))
-        .bind(policy.starting_deadline.map(duration_millis))
-        .bind(duration_millis(policy.jitter))
-        .bind(policy.timeout.map(duration_millis))
+        .bind(policy.starting_deadline.map(millis))
+        .bind(millis(policy.jitter))
+        .bind(policy.timeout.map(millis))
         .bind(i64::from(policy.retry.max_attempts))
-        .bind(duration_millis(policy.retry.initial_backoff))
-        .bind(duration_millis(policy.retry.max_backoff))
+        .bind(millis(policy.retry.initial_backoff))
+        .bind(millis(policy.retry.max_backoff))
         .bind(i64::from(policy.retention.keep_succeeded))
         .bind(i64::from(policy.retention.keep_failed))
-        .bind(duration_millis(policy.retention.max_age))
-}
-
-/// A `baton_executions` row as stored.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct ExecutionRow {
-    id: i64,
-    job: String,
-    fire_key: String,
-    scheduled_at: i64,
-    attempt: i64,
-    trigger: String,
-    status: String,
-    due_at: i64,
-    node: Option<String>,
-    token: Option<i64>,
-    created_at: i64,
-    started_at: Option<i64>,
-    heartbeat_at: Option<i64>,
-    finished_at: Option<i64>,
-    detail: Option<String>,
-    covers_through: Option<i64>,
-    covers_count: i64,
-    cancel_requested: i64,
-}
-
-impl ExecutionRow {
-    /// The core record this row holds.
-    pub(crate) fn into_execution(self) -> Result<Execution> {
-        let time = |millis: Option<i64>| millis.map(StoreTime::from_millis);
-        Ok(Execution {
-            id: self.id,
-            job: JobName::new(&self.job).map_err(|_| corrupt("job name", &self.job))?,
-            fire_key: FireKey::from_store(self.fire_key),
-            scheduled_at: StoreTime::from_millis(self.scheduled_at),
-            attempt: u32::try_from(self.attempt)
-                .ok()
-                .filter(|attempt| *attempt >= 1)
-                .ok_or_else(|| corrupt("attempt", self.attempt))?,
-            trigger: self
-                .trigger
-                .parse::<Trigger>()
-                .map_err(|_| corrupt("trigger", &self.trigger))?,
-            status: self
-                .status
-                .parse::<ExecutionStatus>()
-                .map_err(|_| corrupt("execution status", &self.status))?,
-            due_at: StoreTime::from_millis(self.due_at),
-            node: self
-                .node
-                .map(|node| HolderId::new(&node).map_err(|_| corrupt("node", node)))
-                .transpose()?,
-            token: self
-                .token
-                .map(|token| FencingToken::from_store(token).map_err(|_| corrupt("token", token)))
-                .transpose()?,
-            created_at: StoreTime::from_millis(self.created_at),
-            started_at: time(self.started_at),
-            heartbeat_at: time(self.heartbeat_at),
-            finished_at: time(self.finished_at),
-            detail: self.detail,
-            covers_through: time(self.covers_through),
-            covers_count: u64::try_from(self.covers_count)
-                .ok()
-                .filter(|count| *count >= 1)
-                .ok_or_else(|| corrupt("covers_count", self.covers_count))?,
-            cancel_requested: flag("cancel_requested", self.cancel_requested)?,
-        })
-    }
-}
-
-/// Decodes every row, failing on the first unreadable one.
-pub(crate) fn executions(rows: Vec<ExecutionRow>) -> Result<Vec<Execution>> {
-    rows.into_iter().map(ExecutionRow::into_execution).collect()
-}
-
-/// A duration as stored, in whole milliseconds.
-pub(crate) fn duration_millis(duration: Duration) -> i64 {
-    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
-}
-
-fn millis(column: &str, value: i64) -> Result<Duration> {
-    u64::try_from(value).map(Duration::from_millis).map_err(|_| corrupt(column, value))
-}
-
-fn optional_millis(column: &str, value: Option<i64>) -> Result<Option<Duration>> {
-    value.map(|value| millis(column, value)).transpose()
-}
-
-fn count(column: &str, value: i64) -> Result<u32> {
-    u32::try_from(value).map_err(|_| corrupt(column, value))
-}
-
-fn flag(column: &str, value: i64) -> Result<bool> {
-    match value {
-        0 => Ok(false),
-        1 => Ok(true),
-        _ => Err(corrupt(column, value)),
-    }
+        .bind(millis(policy.retention.max_age))
 }

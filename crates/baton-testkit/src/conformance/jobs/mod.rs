@@ -11,6 +11,7 @@ mod claims;
 mod finishing;
 mod history;
 mod overlap;
+mod racing;
 mod records;
 mod retention;
 mod support;
@@ -24,6 +25,7 @@ pub use claims::*;
 pub use finishing::*;
 pub use history::*;
 pub use overlap::*;
+pub use racing::*;
 pub use records::*;
 pub use retention::*;
 pub use support::{RESCUE_STALE, unique_job};
@@ -85,5 +87,20 @@ macro_rules! job_conformance {
                 $crate::conformance::jobs::$case(&harness).await;
             }
         )*
+    };
+}
+
+/// Instantiates the racing-claimers cases ([`race_claimers`]) for a store whose writers run
+/// concurrently inside it (PostgreSQL, MySQL), where the overlap decisions must stay exclusive
+/// under the server's own concurrency control. A SQLite database takes one writer at a time,
+/// so racing claimers there only queue for its write lock.
+#[macro_export]
+macro_rules! job_race_conformance {
+    ($harness:expr) => {
+        $crate::job_conformance!(@cases $harness;
+            racing_claimers_keep_a_forbid_job_exclusive,
+            racing_claimers_keep_a_buffer_one_job_exclusive,
+            racing_claimers_keep_a_replace_job_exclusive,
+        );
     };
 }
