@@ -42,3 +42,5 @@ pub use baton_postgres as postgres;
 pub use baton_redis as redis;
 #[cfg(feature = "sqlite")]
 pub use baton_sqlite as sqlite;
+#[cfg(feature = "zookeeper")]
+pub use baton_zookeeper as zookeeper;

@@ -5,7 +5,8 @@
 //! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`] and
 //! [`RedisServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
 //! all three can serve TLS. [`SentinelTopology`] puts a Redis master, its replica and sentinels
-//! together.
+//! together; [`ZookeeperServer`] and [`ZookeeperEnsemble`] run ZooKeeper standalone or as
+//! three members.
 
 mod family;
 mod mariadb;
@@ -18,6 +19,7 @@ mod sentinel;
 mod spec;
 mod template;
 mod tls;
+mod zookeeper;
 
 pub use mariadb::MariadbServer;
 pub use mariadb_config::MariadbConfig;
@@ -28,3 +30,4 @@ pub use redis::{RedisConfig, RedisServer};
 pub use sentinel::{SentinelConfig, SentinelTopology};
 pub use spec::{Probe, RunAs, ServerSpec, running_as_root, tcp_accepts};
 pub use tls::ServerTls;
+pub use zookeeper::{ZookeeperEnsemble, ZookeeperServer};

@@ -1,0 +1,128 @@
+//! Fault tests on throwaway ZooKeeper servers, with holders as separate processes taking their
+//! leases from ZooKeeper (directly or through the fault proxy) and writing to a fenced ledger in
+//! a SQLite file beside it: on one standalone server shared by this test process, on a server of
+//! their own for a restart, and on three-member ensembles whose leader is killed.
+
+use std::time::{Duration, Instant};
+
+use baton_core::{HistoryParams, LeaseName, LeaseStore};
+use baton_testkit::conformance::unique_name;
+use baton_testkit::faults::{self, MEASUREMENT_ALLOWANCE, PATIENCE, RETRY_WITH_JITTER, Setup, TTL};
+use baton_testkit::proxy::FaultProxy;
+use baton_testkit::servers::{ZookeeperEnsemble, ZookeeperServer};
+use baton_zookeeper::ZkLeaseStore;
+use tempfile::TempDir;
+
+/// Holders of a lease of their own on the store at `url`.
+fn setup(url: &str, dir: &TempDir) -> Setup {
+    Setup {
+        binary: env!("CARGO_BIN_EXE_baton-test-holder").to_string(),
+        url: url.to_string(),
+        ledger: format!("sqlite://{}", dir.path().join("ledger.db").display()),
+        lease: unique_name("ledger-writer").to_string(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kill9_of_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = setup(&ZookeeperServer::shared().url(), &dir);
+    faults::killed_holder_is_replaced_within_ttl_and_retry(&setup).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn blackhole_between_the_holder_and_zookeeper() {
+    let (server, dir) = (ZookeeperServer::shared(), tempfile::tempdir().unwrap());
+    let proxy = FaultProxy::start(([127, 0, 0, 1], server.port()).into()).await.unwrap();
+    let proxied = format!("zk://127.0.0.1:{}", proxy.addr().port());
+    faults::cut_holder_steps_down_and_is_fenced(&setup(&server.url(), &dir), &proxy, &proxied)
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigstop_past_the_ttl_then_sigcont() {
+    let dir = tempfile::tempdir().unwrap();
+    faults::paused_holder_notices_its_loss_and_is_fenced(&setup(
+        &ZookeeperServer::shared().url(),
+        &dir,
+    ))
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn zookeeper_restart() {
+    let (server, dir) = (ZookeeperServer::start(), tempfile::tempdir().unwrap());
+    faults::store_restart_never_reissues_a_token(
+        &setup(&server.url(), &dir),
+        || server.process().kill(),
+        || server.process().restart(),
+    )
+    .await;
+}
+
+/// The tokens of every leader change of `lease`, which must strictly rise: none issued twice.
+async fn assert_tokens_rise(url: &str, lease: &str) {
+    let store = ZkLeaseStore::connect(url).await.expect("connect");
+    let name = LeaseName::new(lease).unwrap();
+    let params = HistoryParams { lease: Some(name), limit: 1000, ..Default::default() };
+    let tokens: Vec<_> =
+        store.history(params).await.unwrap().items.iter().map(|change| change.token).collect();
+    assert!(tokens.windows(2).all(|w| w[0] < w[1]), "tokens must strictly rise: {tokens:?}");
+}
+
+/// Kills the ensemble's leader and waits for another; answers the election time.
+fn kill_the_leader(ensemble: &ZookeeperEnsemble) -> Duration {
+    let leader = ensemble.leader().expect("a leader");
+    let killed = Instant::now();
+    tokio::task::block_in_place(|| {
+        ensemble.members[leader].process().kill();
+        ensemble.wait_for_leader(&[leader]);
+    });
+    killed.elapsed()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ensemble_leader_and_holder_killed_while_the_lease_is_held() {
+    let ensemble = ZookeeperEnsemble::start();
+    let dir = tempfile::tempdir().unwrap();
+    let setup = setup(&ensemble.url(), &dir);
+    let mut a = setup.holder("a").await;
+    let (first, _) = a.expect("ACQUIRED", PATIENCE).await;
+    a.expect("WROTE", PATIENCE).await;
+    let mut b = setup.holder("b").await;
+
+    let killed = Instant::now();
+    a.kill9().await;
+    let election = kill_the_leader(&ensemble);
+    let (next, _) = b.expect("ACQUIRED", PATIENCE).await;
+    let failover = killed.elapsed();
+    eprintln!("zookeeper ensemble: election {election:?}, new holder after {failover:?}");
+    let bound = TTL + RETRY_WITH_JITTER + election + MEASUREMENT_ALLOWANCE;
+    assert!(failover <= bound, "failover took {failover:?}, more than {bound:?}");
+    assert!(next.token() > first.token(), "tokens must rise: {first:?} then {next:?}");
+    b.expect("WROTE", PATIENCE).await;
+    setup.check_ledger().await;
+    assert_tokens_rise(&ensemble.url(), &setup.lease).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ensemble_leader_killed_while_the_lease_is_being_acquired() {
+    let ensemble = ZookeeperEnsemble::start();
+    let dir = tempfile::tempdir().unwrap();
+    let setup = setup(&ensemble.url(), &dir);
+    let started = Instant::now();
+    // The holder asks for the lease as soon as it is connected: the leader dies under its
+    // first acquisition.
+    let mut a = setup.holder("a").await;
+    let election = kill_the_leader(&ensemble);
+    let mut b = setup.holder("b").await;
+    let first = tokio::select! {
+        (event, _) = a.expect("ACQUIRED", PATIENCE) => event,
+        (event, _) = b.expect("ACQUIRED", PATIENCE) => event,
+    };
+    eprintln!("zookeeper ensemble: election {election:?}, first grant {:?}", first.token());
+    let bound = TTL + RETRY_WITH_JITTER + election + MEASUREMENT_ALLOWANCE;
+    assert!(first.at.duration_since(started) <= bound, "no grant within {bound:?}");
+    setup.check_ledger().await;
+    assert_tokens_rise(&ensemble.url(), &setup.lease).await;
+}

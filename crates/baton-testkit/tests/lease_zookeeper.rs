@@ -1,0 +1,96 @@
+//! The lease conformance suite against one throwaway ZooKeeper server shared by this test
+//! process, plus what only ZooKeeper can get wrong: tokens across a server restart and a
+//! session expiry, TTLs the session cannot carry, and bad URLs.
+
+mod zookeeper;
+
+use std::time::Duration;
+
+use baton_core::{AcquireOutcome, AcquireParams, ChangeReason, ErrorKind, LeaseStore};
+use baton_testkit::conformance::{unique_holder, unique_name};
+use baton_testkit::servers::ZookeeperServer;
+use baton_zookeeper::ZkLeaseStore;
+
+use crate::zookeeper::{Zookeeper, acquire};
+
+baton_testkit::lease_conformance!(Zookeeper::shared());
+
+const TTL: Duration = Duration::from_secs(10);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_rise_after_a_server_restart() {
+    let server = ZookeeperServer::start();
+    let store = ZkLeaseStore::connect(&server.url()).await.unwrap();
+    let name = unique_name("restart");
+    let (before, _) = acquire(&store, &name, &unique_holder("h"), Duration::from_millis(500)).await;
+
+    server.process().kill();
+    server.process().restart();
+
+    // The record and the term survive (the snapshot and the log keep them, and the session
+    // too); the term lapses on the ensemble's clock and is taken over with a greater token.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let (taken, reason) = loop {
+        let params = AcquireParams { name: name.clone(), holder: unique_holder("h"), ttl: TTL };
+        if let Ok(AcquireOutcome::Acquired { lease, reason }) = store.acquire(params).await {
+            break (lease, reason);
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never granted after the restart");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(reason, ChangeReason::ExpiredTakeover);
+    assert!(taken.token > before.token, "{} then {}", before.token, taken.token);
+    let (other, _) = acquire(&store, &unique_name("restart-other"), &unique_holder("h"), TTL).await;
+    assert!(other.token > taken.token, "a lease never held gets a greater token too");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ttl_longer_than_the_session_is_refused_and_writes_nothing() {
+    let url = format!("{}?session_timeout=2s", ZookeeperServer::shared().url());
+    let store = ZkLeaseStore::connect(&url).await.unwrap();
+    assert_eq!(store.session_timeout(), Duration::from_secs(2));
+    let name = unique_name("long");
+    let params = AcquireParams {
+        name: name.clone(),
+        holder: unique_holder("h"),
+        ttl: Duration::from_secs(3),
+    };
+    let err = store.acquire(params).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("session timeout 2s"), "{err}");
+    assert_eq!(store.get(&name).await.unwrap(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_urls_get_one_line_and_write_nothing() {
+    let url = ZookeeperServer::shared().url();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed = format!("zk://127.0.0.1:{port}");
+    for (bad, says) in [
+        ("zk://".to_string(), "no host"),
+        (format!("{url}/no/such/chroot"), "has no node /no/such/chroot"),
+        (closed, "cannot connect to ZooKeeper"),
+    ] {
+        let err = ZkLeaseStore::connect(&bad).await.unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(says) && !text.contains('\n'), "{bad}: {text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_digest_credentials_are_refused() {
+    let server = ZookeeperServer::start();
+    let owner = ZkLeaseStore::connect(&format!("zk://alice:right@127.0.0.1:{}", server.port()))
+        .await
+        .unwrap();
+    acquire(&owner, &unique_name("mine"), &unique_holder("h"), TTL).await;
+    for (url, says) in [
+        (format!("zk://alice:wrong@127.0.0.1:{}", server.port()), "digest credentials of the URL"),
+        (server.url(), "URL without credentials"),
+    ] {
+        let err = ZkLeaseStore::connect(&url).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+        assert!(err.to_string().contains(says), "{err}");
+        assert!(!err.to_string().contains("wrong"), "the password is masked: {err}");
+    }
+}
