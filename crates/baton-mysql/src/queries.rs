@@ -119,6 +119,8 @@ queries! {
     EXECUTION_BEATEN = "execution_beaten.sql";
     /// Finish a running execution (compare-and-set).
     EXECUTION_COMPLETE = "execution_complete.sql";
+    /// Lock the listed executions that still run.
+    EXECUTION_LOCK_RUNNING = "execution_lock_running.sql";
     /// Keep an execution's output.
     EXECUTION_OUTPUT_INSERT = "execution_output_insert.sql";
     /// Read an execution's output.

@@ -8,7 +8,7 @@ pub(super) const MOST_ROWS: usize = 1000;
 
 /// `statement` with one placeholder per row in place of `/*ids*/` (and of `/*seqs*/` and
 /// `/*names*/`, which name what the rows are).
-pub(super) fn ids(statement: &str, count: usize) -> String {
+pub(crate) fn ids(statement: &str, count: usize) -> String {
     ["/*ids*/", "/*seqs*/", "/*names*/", "/*batches*/"]
         .iter()
         .fold(statement.to_owned(), |text, marker| expand(&text, marker, "?", ", ", count))
@@ -16,7 +16,7 @@ pub(super) fn ids(statement: &str, count: usize) -> String {
 
 /// `statement` with one `WHEN ? THEN ?` per row in place of `/*cases*/`, and one placeholder
 /// per row in place of `/*ids*/`.
-pub(super) fn cases(statement: &str, count: usize) -> String {
+pub(crate) fn cases(statement: &str, count: usize) -> String {
     ids(&expand(statement, "/*cases*/", "WHEN ? THEN ?", " ", count), count)
 }
 

@@ -13,7 +13,7 @@
 //! sweeps and reassignments lock with SKIP LOCKED and never wait for each other.
 
 mod batches;
-mod lists;
+pub(crate) mod lists;
 mod nodes;
 mod partitions;
 mod reads;

@@ -13,12 +13,14 @@ use sqlx::MySqlConnection;
 
 use super::definitions::{self, Lock};
 use super::rows::{self, ExecutionRow};
-use super::{Inner, read_execution, read_executions, server_now};
+use super::{Inner, read_executions, server_now};
+use crate::cluster::lists;
 use crate::error::query_error;
 use crate::queries::{
     EXECUTION_ABANDON, EXECUTION_BEATEN, EXECUTION_COMPLETE, EXECUTION_HEARTBEAT,
-    EXECUTION_OLDEST_HEARTBEAT, EXECUTION_OUTPUT_INSERT, EXECUTION_REQUEST_CANCEL,
-    EXECUTION_RETRY_INSERT, EXECUTION_STALE, EXECUTION_WAITING_ON_OVERLAP, with_list,
+    EXECUTION_LOCK_RUNNING, EXECUTION_OLDEST_HEARTBEAT, EXECUTION_OUTPUT_INSERT,
+    EXECUTION_REQUEST_CANCEL, EXECUTION_RETRY_INSERT, EXECUTION_STALE,
+    EXECUTION_WAITING_ON_OVERLAP, with_list,
 };
 use crate::row::millis;
 use crate::tx::{self, Failure};
@@ -105,36 +107,75 @@ async fn complete_in(
     batch: &[CompleteParams],
 ) -> std::result::Result<CompleteOutcome, Failure> {
     let now = server_now(conn).await?;
-    let mut finished = Vec::with_capacity(batch.len());
-    for params in batch {
-        if let Err(err) = check_final(params) {
-            finished.push(Err(err));
-            continue;
+    let ids: Vec<i64> = batch.iter().map(|params| params.id).collect();
+    let statement = lists::ids(EXECUTION_LOCK_RUNNING, ids.len());
+    let mut lock = sqlx::query_as(sqlx::AssertSqlSafe(statement)).persistent(false);
+    for id in &ids {
+        lock = lock.bind(*id);
+    }
+    let mut running: HashMap<i64, i64> = lock.fetch_all(&mut *conn).await?.into_iter().collect();
+    // Judged in order: the first completion of an execution under its token finishes it.
+    let verdicts: Vec<Result<&CompleteParams>> = batch
+        .iter()
+        .map(|params| {
+            check_final(params)?;
+            match running.remove(&params.id) {
+                Some(token) if token == params.token.to_store() => Ok(params),
+                other => {
+                    if let Some(token) = other {
+                        running.insert(params.id, token);
+                    }
+                    Err(Error::lease_lost(format!(
+                        "execution {} is no longer running under token {}",
+                        params.id, params.token
+                    )))
+                }
+            }
+        })
+        .collect();
+    let finishing: Vec<&CompleteParams> =
+        verdicts.iter().filter_map(|verdict| verdict.as_ref().ok().copied()).collect();
+    if !finishing.is_empty() {
+        let statement = lists::cases(EXECUTION_COMPLETE, finishing.len());
+        let mut update = sqlx::query(sqlx::AssertSqlSafe(statement)).persistent(false);
+        for params in &finishing {
+            update = update.bind(params.id).bind(params.status.as_str());
         }
-        let done = sqlx::query(EXECUTION_COMPLETE)
-            .bind(params.status.as_str())
-            .bind(params.detail.as_deref())
-            .bind(now.as_millis())
-            .bind(params.id)
-            .bind(params.token.to_store())
-            .execute(&mut *conn)
-            .await?;
-        if done.rows_affected() == 0 {
-            finished.push(Err(Error::lease_lost(format!(
-                "execution {} is no longer running under token {}",
-                params.id, params.token
-            ))));
-            continue;
+        for params in &finishing {
+            update = update.bind(params.id).bind(params.detail.as_deref());
         }
-        if let Some(output) = &params.output {
+        update = update.bind(now.as_millis());
+        for params in &finishing {
+            update = update.bind(params.id);
+        }
+        update.execute(&mut *conn).await?;
+        for params in finishing.iter().filter(|params| params.output.is_some()) {
             sqlx::query(EXECUTION_OUTPUT_INSERT)
                 .bind(params.id)
-                .bind(output)
+                .bind(params.output.as_deref())
                 .execute(&mut *conn)
                 .await?;
         }
-        finished.push(Ok(read_execution(conn, params.id).await?));
     }
+    let ids: Vec<i64> = finishing.iter().map(|params| params.id).collect();
+    let mut read: HashMap<i64, Execution> = read_executions(conn, &ids)
+        .await?
+        .into_iter()
+        .map(|execution| (execution.id, execution))
+        .collect();
+    let finished: Vec<Result<Execution>> = verdicts
+        .into_iter()
+        .map(|verdict| {
+            verdict.map(|params| {
+                read.remove(&params.id).ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Internal,
+                        format!("MySQL store: execution {} vanished while written", params.id),
+                    )
+                })
+            })?
+        })
+        .collect();
     let done: Vec<Execution> = finished.iter().filter_map(|r| r.as_ref().ok().cloned()).collect();
     let retries = record_retries(conn, &done, now).await?;
     let freed = waits_on_overlap(conn, &done, now).await?;
