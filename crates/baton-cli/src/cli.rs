@@ -34,11 +34,13 @@ pub enum Output {
 pub struct BackendArg {
     /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB,
     /// holding leases and state; or redis://HOST:PORT (rediss:// with TLS,
-    /// redis+sentinel://HOST:PORT,…/MASTER behind Sentinel), holding leases only.
+    /// redis+sentinel://HOST:PORT,…/MASTER behind Sentinel) or etcd://HOST:PORT[,HOST:PORT…],
+    /// holding leases only.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
-    /// Keep leases in this store instead (such as redis://HOST:PORT or
-    /// redis+sentinel://HOST:PORT,…/MASTER), the rest in --backend.
+    /// Keep leases in this store instead (such as redis://HOST:PORT,
+    /// redis+sentinel://HOST:PORT,…/MASTER or etcd://HOST:PORT[,HOST:PORT…]), the rest in
+    /// --backend.
     #[arg(long, env = "BATON_LEASE_BACKEND", value_name = "URL")]
     pub lease_backend: Option<String>,
 }

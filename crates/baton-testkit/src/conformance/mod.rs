@@ -22,6 +22,20 @@ pub fn unique_holder(prefix: &str) -> baton_core::HolderId {
     baton_core::HolderId::new(format!("{prefix}-{:016x}", fastrand::u64(..))).expect("valid holder")
 }
 
+/// Acquires `name` for `holder` with `ttl`; panics unless it is granted.
+pub async fn acquire_granted(
+    store: &dyn baton_core::LeaseStore,
+    name: &baton_core::LeaseName,
+    holder: &baton_core::HolderId,
+    ttl: std::time::Duration,
+) -> (baton_core::Lease, baton_core::ChangeReason) {
+    let params = baton_core::AcquireParams { name: name.clone(), holder: holder.clone(), ttl };
+    match store.acquire(params).await.expect("acquire") {
+        baton_core::AcquireOutcome::Acquired { lease, reason } => (lease, reason),
+        other => panic!("expected lease {name} to be granted, got {other:?}"),
+    }
+}
+
 /// Asserts that `result` failed with `kind`; `what` names the call in the message.
 pub(crate) fn assert_kind(
     result: Result<impl std::fmt::Debug, baton_core::Error>,

@@ -3,10 +3,11 @@
 //!
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
 //! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`] and
-//! [`RedisServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
+//! [`RedisServer`] and [`EtcdServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
 //! all three can serve TLS. [`SentinelTopology`] puts a Redis master, its replica and sentinels
 //! together.
 
+mod etcd;
 mod family;
 mod mariadb;
 mod mariadb_config;
@@ -19,6 +20,7 @@ mod spec;
 mod template;
 mod tls;
 
+pub use etcd::{EtcdCluster, EtcdServer};
 pub use mariadb::MariadbServer;
 pub use mariadb_config::MariadbConfig;
 pub use postgres::PostgresServer;

@@ -313,7 +313,7 @@ impl Drop for ServerProcess {
 }
 
 /// A port that was free on the loopback interface a moment ago.
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|listener| listener.local_addr())
         .map(|addr| addr.port())

@@ -1,16 +1,12 @@
 //! A Redis lease store on a throwaway server, shared by the Redis test files.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use async_trait::async_trait;
-use baton_core::{
-    AcquireOutcome, AcquireParams, ChangeReason, HolderId, Lease, LeaseName, LeaseStore,
-};
+use baton_core::{Lease, LeaseName, LeaseStore};
 use baton_redis::RedisLeaseStore;
 use baton_testkit::conformance::lease::LeaseHarness;
 use baton_testkit::servers::{RedisConfig, RedisServer};
 use redis::aio::MultiplexedConnection;
+use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 /// One server per test; the store connects on first use. Fields drop in order: the store
@@ -64,19 +60,7 @@ impl LeaseHarness for Redis {
     }
 }
 
-/// Acquires `name` for `holder` with `ttl`; panics unless it is granted.
-pub async fn acquire(
-    store: &dyn LeaseStore,
-    name: &LeaseName,
-    holder: &HolderId,
-    ttl: Duration,
-) -> (Lease, ChangeReason) {
-    let params = AcquireParams { name: name.clone(), holder: holder.clone(), ttl };
-    match store.acquire(params).await.expect("acquire") {
-        AcquireOutcome::Acquired { lease, reason } => (lease, reason),
-        other => panic!("expected lease {name} to be granted, got {other:?}"),
-    }
-}
+pub use baton_testkit::conformance::acquire_granted as acquire;
 
 /// Waits until the store's clock has passed the lease's expiry.
 pub async fn until_expired(store: &dyn LeaseStore, lease: &Lease) {
