@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::error::malformed;
 use crate::keys::LeaseKeys;
 use crate::record::{self, HistoryValue, RecordValue, State, encode, now_ms};
+use crate::release;
 use crate::sessions::whole_seconds;
 use crate::store::Inner;
 use crate::wire::{KeyValue, LeaseAnswer, op, txn};
@@ -28,6 +29,7 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
     let name = &params.name;
     let keys = LeaseKeys::of(name);
     let action = format!("acquiring lease {name}");
+    release::retry_failed(inner, &params.holder).await;
     let (mut state, mut fresh) = (inner.remembered(name), false);
     for _ in 0..ATTEMPTS {
         if fresh && state.is_held() {
@@ -37,6 +39,7 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
                      changed by something other than baton"
                 ))
             })?;
+            inner.remember(name, state);
             return Ok(AcquireOutcome::Held(lease));
         }
         let id = inner.sessions.lease_for(&inner.client, &params.holder, seconds).await?;
@@ -56,9 +59,23 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
             ended: ended.map(StoreTime::as_millis),
         };
         let request = grant(inner, &keys, &state, &value, &entry, id);
+        // Kept alive with the transaction when the lease looks free, after it otherwise: a
+        // refused attempt must not keep alive an etcd lease that may carry a term its holder
+        // no longer knows of.
         let ids = [id];
-        let (answer, kept) =
-            tokio::join!(inner.client.txn(&request, &action), inner.client.keep_alive(&ids));
+        let (answer, kept) = match state.is_held() {
+            false => {
+                tokio::join!(inner.client.txn(&request, &action), inner.client.keep_alive(&ids))
+            }
+            true => {
+                let answer = inner.client.txn(&request, &action).await;
+                let kept = match &answer {
+                    Ok(answer) if answer.succeeded => inner.client.keep_alive(&ids).await,
+                    _ => Ok(Vec::new()),
+                };
+                (answer, kept)
+            }
+        };
         let answer = match answer {
             Err(err) if err.kind() == ErrorKind::NotFound => {
                 // The holder's etcd lease expired: nothing was written; grant a new one.

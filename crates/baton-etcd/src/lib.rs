@@ -9,6 +9,7 @@ mod http;
 mod keys;
 mod lease;
 mod options;
+mod pending;
 mod reads;
 mod record;
 mod release;

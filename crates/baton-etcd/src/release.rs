@@ -13,8 +13,26 @@ use crate::wire::{KeyValue, op, txn};
 /// Forced releases tried at most while the lease keeps changing hands.
 const ATTEMPTS: usize = 4;
 
-/// Releases a lease its caller holds; answers whether it did.
+/// Releases a lease its caller holds; answers whether it did. A release that fails is sent
+/// again before the holder's next acquisition or renewal through this store.
 pub(crate) async fn release(inner: &Inner, params: &ReleaseParams) -> Result<bool> {
+    let released = release_once(inner, params).await;
+    if released.is_err() {
+        inner.pending.add(params.clone());
+    }
+    released
+}
+
+/// Sends the failed releases of `holder` again; those that fail once more are kept.
+pub(crate) async fn retry_failed(inner: &Inner, holder: &HolderId) {
+    for params in inner.pending.take(holder) {
+        if let Err(err) = release(inner, &params).await {
+            tracing::warn!(lease = %params.name, %err, "sending a failed release again failed");
+        }
+    }
+}
+
+async fn release_once(inner: &Inner, params: &ReleaseParams) -> Result<bool> {
     let name = &params.name;
     let keys = LeaseKeys::of(name);
     let value = event(now_ms(), Some("graceful"));

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::error::malformed;
 use crate::keys::LeaseKeys;
 use crate::record::{RecordValue, event, now_ms};
+use crate::release;
 use crate::store::Inner;
 use crate::wire::{TxnResponse, op, txn};
 
@@ -23,6 +24,7 @@ pub(crate) async fn renew(
     holder: &HolderId,
     leases: &[(LeaseName, FencingToken)],
 ) -> Result<Vec<Option<Lease>>> {
+    release::retry_failed(inner, holder).await;
     let at = now_ms();
     let known = inner.sessions.of_holder(holder);
     let checks = async {

@@ -9,6 +9,7 @@ use serde_json::json;
 use crate::client::Client;
 use crate::keys::LeaseKeys;
 use crate::options::EtcdOptions;
+use crate::pending::PendingReleases;
 use crate::record::{self, State};
 use crate::sessions::Sessions;
 use crate::url;
@@ -31,6 +32,7 @@ pub struct EtcdLeaseStore {
 pub(crate) struct Inner {
     pub(crate) client: Client,
     pub(crate) sessions: Sessions,
+    pub(crate) pending: PendingReleases,
     pub(crate) history_length: u32,
     /// The state of leases as this store last wrote or read them: the basis of its next
     /// compare-and-set, never an answer by itself.
@@ -68,6 +70,7 @@ impl EtcdLeaseStore {
         let inner = Inner {
             client,
             sessions: Sessions::default(),
+            pending: PendingReleases::default(),
             history_length: options.history_length,
             remembered: Mutex::new(HashMap::new()),
         };
