@@ -26,10 +26,7 @@ pub async fn leader_killed_while_a_lease_is_held(
     setup: &Setup,
     kill_leader: impl FnOnce() -> Duration,
 ) -> LeaderFault {
-    let mut a = setup.holder("a").await;
-    a.expect("ACQUIRED", PATIENCE).await;
-    a.expect("WROTE", PATIENCE).await;
-    let mut b = setup.holder("b").await;
+    let (mut a, mut b) = writer_and_contender(setup).await;
     a.drain();
     b.drain();
     let killed = Instant::now();
@@ -62,10 +59,7 @@ pub async fn leader_killed_while_a_lease_is_acquired(
     setup: &Setup,
     kill_leader: impl FnOnce() -> Duration,
 ) -> LeaderFault {
-    let mut a = setup.holder("a").await;
-    a.expect("ACQUIRED", PATIENCE).await;
-    a.expect("WROTE", PATIENCE).await;
-    let mut b = setup.holder("b").await;
+    let (mut a, mut b) = writer_and_contender(setup).await;
     a.kill9().await;
     // Not a wait for a result: this places the fault where the acquisition happens.
     tokio::time::sleep(TTL - Duration::from_millis(300)).await;
@@ -79,6 +73,14 @@ pub async fn leader_killed_while_a_lease_is_acquired(
     check_tokens(&[&a, &b]);
     setup.check_ledger().await;
     LeaderFault { election, restored }
+}
+
+/// Holder `a`, once it holds the lease and wrote under it, and holder `b`, contending.
+async fn writer_and_contender(setup: &Setup) -> (HolderProcess, HolderProcess) {
+    let mut a = setup.holder("a").await;
+    a.expect("ACQUIRED", PATIENCE).await;
+    a.expect("WROTE", PATIENCE).await;
+    (a, setup.holder("b").await)
 }
 
 /// Every token the holders announced is distinct, and they rise in the order announced.
