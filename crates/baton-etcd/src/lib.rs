@@ -4,6 +4,7 @@ mod acquire;
 mod changes;
 mod client;
 mod error;
+mod floor;
 mod history;
 mod http;
 mod keys;

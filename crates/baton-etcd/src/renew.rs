@@ -14,8 +14,9 @@ use crate::release;
 use crate::store::Inner;
 use crate::wire::{TxnResponse, op, txn};
 
-/// Leases renewed per transaction: etcd takes at most 128 operations in one (`--max-txn-ops`).
-const PER_TXN: usize = 64;
+/// Leases renewed per transaction: etcd takes at most 128 operations on each level of one
+/// (`--max-txn-ops`), and each lease is one nested transaction.
+const PER_TXN: usize = 128;
 
 /// Renews each of `leases` that `holder` still holds under the given token; answers, in order,
 /// the renewed lease or `None` for one that is lost.
