@@ -62,6 +62,23 @@ async fn ttls_etcd_would_not_grant_as_asked_are_refused_and_write_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_are_checked_on_connect_and_used_for_every_call() {
+    let harness = Etcd::start();
+    harness.server.enable_auth("s3cret");
+    let port = harness.server.port();
+    for url in [format!("etcd://root:wrong@127.0.0.1:{port}"), format!("etcd://127.0.0.1:{port}")] {
+        let err = EtcdLeaseStore::connect(&url).await.expect_err(&url);
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{url}: {err}");
+        assert!(err.to_string().contains("check the user and password"), "{err}");
+        assert!(!err.to_string().contains('\n') && !err.to_string().contains("wrong"), "{err}");
+    }
+    let store =
+        EtcdLeaseStore::connect(&format!("etcd://root:s3cret@127.0.0.1:{port}")).await.unwrap();
+    let (lease, _) = acquire(&store, &unique_name("auth"), &unique_holder("h"), TTL).await;
+    assert_eq!(store.get(&lease.name).await.unwrap().map(|stored| stored.token), Some(lease.token));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_urls_and_unreachable_members_fail_in_one_line() {
     let harness = Etcd::start();
     let port = harness.server.port();

@@ -110,6 +110,21 @@ impl EtcdServer {
         Some((id, answer["leader"].as_str().unwrap_or("0").to_string()))
     }
 
+    /// Turns etcd's authentication on with a `root` user of password `password` (etcd's own
+    /// steps: the user, its `root` role, then enabling).
+    pub fn enable_auth(&self, password: &str) {
+        let steps = [
+            ("/v3/auth/user/add", serde_json::json!({ "name": "root", "password": password })),
+            ("/v3/auth/role/add", serde_json::json!({ "name": "root" })),
+            ("/v3/auth/user/grant", serde_json::json!({ "user": "root", "role": "root" })),
+            ("/v3/auth/enable", serde_json::json!({})),
+        ];
+        for (path, body) in steps {
+            post(self.port(), path, &body.to_string())
+                .unwrap_or_else(|| panic!("etcd on port {} refused {path}", self.port()));
+        }
+    }
+
     /// Deletes every key starting with `prefix`; answers how many there were.
     pub fn delete_prefix(&self, prefix: &str) -> u64 {
         use base64::Engine;
