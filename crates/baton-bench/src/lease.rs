@@ -12,7 +12,7 @@ use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
 use crate::target::Target;
 use crate::timed::Measured;
-use crate::{crash, floor, handover, idle, lease_plain, lease_redis, lease_report};
+use crate::{crash, floor, handover, idle, lease_etcd, lease_plain, lease_redis, lease_report};
 
 /// Connections (and clients) of the concurrent runs.
 pub(crate) const CLIENTS: usize = 8;
@@ -54,7 +54,10 @@ pub(crate) struct Series {
 pub(crate) async fn run(args: LeaseBenchArgs) -> anyhow::Result<()> {
     let url = args.backend.as_str();
     if baton::url_kind(url)? == baton::UrlKind::LeasesOnly {
-        return lease_redis::run(&args).await;
+        return match url.starts_with("etcd://") {
+            true => lease_etcd::run(&args).await,
+            false => lease_redis::run(&args).await,
+        };
     }
     let Scenario { target, run, .. } = Scenario::open(url).await?;
     emit(&lease_report::header(&target, url, &args, &run));

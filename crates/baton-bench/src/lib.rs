@@ -28,6 +28,8 @@ mod idle;
 mod idle_nodes;
 mod idle_report;
 mod lease;
+mod lease_etcd;
+mod lease_only;
 mod lease_ops;
 mod lease_plain;
 mod lease_redis;
@@ -103,8 +105,9 @@ pub enum Scenario {
 /// Arguments of `baton bench lease`.
 #[derive(Debug, Args)]
 pub struct LeaseBenchArgs {
-    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, or a
-    /// Redis URL (redis://, rediss://, redis+sentinel://) for the lease scenarios.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, a
+    /// Redis URL (redis://, rediss://, redis+sentinel://) or an etcd URL
+    /// (etcd://HOST:PORT[,HOST:PORT…]) for the lease scenarios.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long each throughput measurement runs.

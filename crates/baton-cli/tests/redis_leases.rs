@@ -2,16 +2,12 @@
 //! the one line that asks for a state store when one is needed, and an agent whose leader
 //! leases live in Redis while its jobs and executions live in SQLite.
 
-use std::time::Duration;
-
-use baton::LeaseName;
-use baton::core::ExecutionStatus;
-use baton::core::job::ExecutionListParams;
 use baton_testkit::servers::RedisServer;
 
 mod common;
 
-use common::agent::{Site, eventually};
+use common::agent::Site;
+use common::split;
 use common::{stderr, stdout};
 
 #[test]
@@ -55,32 +51,6 @@ fn a_command_that_needs_state_asks_for_a_state_store_in_one_line() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_keeps_its_leader_leases_in_redis_and_its_state_in_sql() {
-    let redis = RedisServer::start();
-    let site = Site::new();
-    let config = format!(
-        "backend = \"{}\"\nlease_backend = \"{}\"\n[[job]]\nname = \"tick\"\n\
-         command = [\"true\"]\nevery = \"1s\"\n",
-        site.url,
-        redis.url()
-    );
-    site.write("baton.toml", &config);
-    let check = site.check("baton.toml");
-    assert!(stderr(&check).is_empty() && check.status.success(), "{}", stderr(&check));
-    assert!(stdout(&check).contains(&format!("leases in {}", redis.url())), "{}", stdout(&check));
-    let _agent = site.start("baton.toml");
-    let backend = site.backend().await;
-    let params = ExecutionListParams {
-        job: Some("tick".parse().unwrap()),
-        status: Some(ExecutionStatus::Succeeded),
-        ..Default::default()
-    };
-    eventually("a succeeded execution in SQLite", Duration::from_secs(20), async || {
-        backend.jobs().execution_list(params.clone()).await.unwrap().items.into_iter().next()
-    })
-    .await;
-    let scheduler: LeaseName = "baton-scheduler".parse().unwrap();
-    let redis_leases = baton::connect_leases(&redis.url()).await.unwrap();
-    let lease = redis_leases.get(&scheduler).await.unwrap().expect("the scheduler lease in Redis");
-    assert!(lease.holder_at(redis_leases.now().await.unwrap()).is_some(), "{lease:?}");
-    assert_eq!(backend.leases().get(&scheduler).await.unwrap(), None, "none in SQLite");
+    let server = RedisServer::start();
+    split::agent_keeps_its_leader_leases_apart(&Site::new(), &server.url()).await;
 }

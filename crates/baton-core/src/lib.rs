@@ -19,6 +19,7 @@ mod migration;
 mod name;
 pub mod page;
 pub mod schedule;
+pub mod settings;
 pub mod time;
 pub mod tls;
 pub mod url;

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use baton_core::{Error, Result};
+use baton_core::Result;
+use baton_core::settings::{check_history_length, check_timeout};
 
 /// How long a command may wait for its answer, by default. A lease write that gets no answer in
 /// time has an unknown outcome.
@@ -12,9 +13,6 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How many leader changes each lease's history stream keeps, by default (approximately: Redis
 /// trims whole blocks of entries).
 pub const DEFAULT_HISTORY_LENGTH: u32 = 1000;
-
-const TIMEOUT_RANGE: (Duration, Duration) = (Duration::from_millis(1), Duration::from_secs(3600));
-const HISTORY_RANGE: (u32, u32) = (1, 1_000_000);
 
 /// Settings of a [`RedisLeaseStore`](crate::RedisLeaseStore).
 ///
@@ -50,38 +48,22 @@ impl RedisOptions {
     /// out fails with [`ErrorKind::Timeout`](baton_core::ErrorKind::Timeout): its outcome is
     /// unknown, and it is never sent again on its own.
     pub fn response_timeout(mut self, timeout: Duration) -> Result<Self> {
-        self.response_timeout = check_timeout("response timeout", timeout)?;
+        self.response_timeout = check_timeout("Redis response timeout", timeout)?;
         Ok(self)
     }
 
     /// Sets how long opening a connection may take (1 ms to 1 hour).
     pub fn connect_timeout(mut self, timeout: Duration) -> Result<Self> {
-        self.connect_timeout = check_timeout("connect timeout", timeout)?;
+        self.connect_timeout = check_timeout("Redis connect timeout", timeout)?;
         Ok(self)
     }
 
     /// Sets how many leader changes each lease's history keeps (1 to 1,000,000; Redis trims
     /// approximately, so a few more may remain).
     pub fn history_length(mut self, length: u32) -> Result<Self> {
-        let (min, max) = HISTORY_RANGE;
-        if !(min..=max).contains(&length) {
-            return Err(Error::invalid_input(format!(
-                "invalid history length {length}: expected {min} to {max}"
-            )));
-        }
-        self.history_length = length;
+        self.history_length = check_history_length(length)?;
         Ok(self)
     }
-}
-
-fn check_timeout(what: &str, timeout: Duration) -> Result<Duration> {
-    let (min, max) = TIMEOUT_RANGE;
-    if timeout < min || timeout > max {
-        return Err(Error::invalid_input(format!(
-            "invalid Redis {what} {timeout:?}: expected 1ms to 1h"
-        )));
-    }
-    Ok(timeout)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod gate;
 pub mod holder;
 pub mod item_ledger;
 pub mod job_ledger;
+pub mod leader_faults;
 pub mod ledger;
 pub mod node;
 pub mod proxy;

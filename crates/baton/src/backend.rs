@@ -63,7 +63,8 @@ fn scheme(url: &str) -> &str {
 pub enum UrlKind {
     /// Leases and state: jobs, executions, nodes, batches and actions.
     Everything,
-    /// Leases only (Redis, ZooKeeper): state needs another store beside it, see [`connect_split`].
+    /// Leases only (Redis, etcd, ZooKeeper): state needs another store beside it, see
+    /// [`connect_split`].
     LeasesOnly,
 }
 
@@ -82,6 +83,8 @@ pub fn url_kind(url: &str) -> Result<UrlKind> {
         "mysql" | "mariadb" => Ok(UrlKind::Everything),
         #[cfg(feature = "zookeeper")]
         "zk" => Ok(UrlKind::LeasesOnly),
+        #[cfg(feature = "etcd")]
+        "etcd" => Ok(UrlKind::LeasesOnly),
         _ => Err(unknown_scheme(url)),
     }
 }
@@ -94,7 +97,8 @@ fn is_lease_only(url: &str) -> bool {
 /// `mysql://…` (or `mariadb://…`), or `memory://` (this process only: for examples and tests). Leases and state are both kept
 /// there.
 ///
-/// A lease-only store (`redis://…`, `zk://…`) is refused with one line: open it with [`connect_leases`],
+/// A lease-only store (`redis://…`, `etcd://…`, `zk://…`) is refused with one line: open it with
+/// [`connect_leases`],
 /// or pair it with a state store with [`connect_split`].
 ///
 /// Opening does not change the store; call [`Backend::migrate`] to create or upgrade its schema.
@@ -154,6 +158,7 @@ fn unknown_scheme(url: &str) -> Error {
     let lease_only = [
         (cfg!(feature = "redis"), "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER"),
         (cfg!(feature = "zookeeper"), "zk://HOST:PORT[,…][/CHROOT]"),
+        (cfg!(feature = "etcd"), "etcd://HOST:PORT[,HOST:PORT…]"),
     ]
     .into_iter()
     .filter_map(|(built, form)| built.then_some(form))
@@ -171,7 +176,7 @@ fn unknown_scheme(url: &str) -> Error {
 
 /// Opens only the lease store named by `url`: any scheme [`connect`] accepts, and the lease-only
 /// stores (`redis://…`, `rediss://…`, `redis+sentinel://…` and `rediss+sentinel://…` with the
-/// `redis` feature, `zk://…` with the `zookeeper` feature).
+/// `redis` feature, `etcd://…` with the `etcd` feature, `zk://…` with the `zookeeper` feature).
 ///
 /// Opening does not change the store; a SQL store still needs [`Backend::migrate`] once.
 pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
@@ -187,6 +192,8 @@ async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)>
         }
         #[cfg(feature = "zookeeper")]
         "zk" => Ok((Arc::new(baton_zookeeper::ZkLeaseStore::connect(url).await?), None)),
+        #[cfg(feature = "etcd")]
+        "etcd" => Ok((Arc::new(baton_etcd::EtcdLeaseStore::connect(url).await?), None)),
         _ => {
             let mut backend = connect(url).await?;
             Ok((backend.leases, backend.schemas.pop()))

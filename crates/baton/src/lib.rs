@@ -34,6 +34,8 @@ pub use elector::{
 
 /// The core vocabulary and backend traits, for backend authors and advanced use.
 pub use baton_core as core;
+#[cfg(feature = "etcd")]
+pub use baton_etcd as etcd;
 #[cfg(feature = "mysql")]
 pub use baton_mysql as mysql;
 #[cfg(feature = "postgres")]

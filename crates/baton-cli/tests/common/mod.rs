@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod demo;
+pub mod split;
 pub mod writers;
 
 use std::process::{Command, Output};

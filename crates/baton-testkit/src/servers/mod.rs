@@ -3,11 +3,12 @@
 //!
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
 //! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`] and
-//! [`RedisServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
+//! [`RedisServer`] and [`EtcdServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
 //! all three can serve TLS. [`SentinelTopology`] puts a Redis master, its replica and sentinels
 //! together; [`ZookeeperServer`] and [`ZookeeperEnsemble`] run ZooKeeper standalone or as
 //! three members.
 
+mod etcd;
 mod family;
 mod mariadb;
 mod mariadb_config;
@@ -21,6 +22,7 @@ mod template;
 mod tls;
 mod zookeeper;
 
+pub use etcd::{EtcdCluster, EtcdServer};
 pub use mariadb::MariadbServer;
 pub use mariadb_config::MariadbConfig;
 pub use postgres::PostgresServer;

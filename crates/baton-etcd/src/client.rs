@@ -1,0 +1,251 @@
+//! A client of etcd's v3 JSON gateway over the members of a cluster.
+//!
+//! Requests go to one member at a time (etcd forwards writes to its leader). A member that
+//! cannot be reached is passed over for the next one, since nothing was sent to it; a request
+//! that was sent and got no answer, or that the member refused as unable to serve (no leader, a
+//! leader change), fails with an unknown outcome, and the next request starts at the next
+//! member. Nothing is sent again on its own, except a request refused because the
+//! authentication token was no longer valid (it was not applied): the client authenticates
+//! again and sends it once more.
+
+use std::fmt::Display;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use baton_core::{Error, ErrorKind, Result};
+use bytes::Bytes;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::error::{Refusal, failure_error, malformed};
+use crate::http::{Answer, Failure, Member, Outgoing};
+use crate::options::EtcdOptions;
+use crate::url::Target;
+use crate::wire::{LeaseAnswer, Streamed, TxnResponse};
+
+/// The members of one cluster and how to talk to them.
+pub(crate) struct Client {
+    pub(crate) target: Target,
+    members: Vec<Member>,
+    /// The member the next request starts at.
+    current: AtomicUsize,
+    options: EtcdOptions,
+    /// The authentication token, once the URL's credentials were accepted.
+    token: Mutex<Option<String>>,
+}
+
+impl Client {
+    /// A client of the target's members; nothing is opened yet.
+    pub(crate) fn new(target: Target, options: EtcdOptions) -> Client {
+        let members = target.members.iter().cloned().map(Member::new).collect();
+        Client { target, members, current: AtomicUsize::new(0), options, token: Mutex::new(None) }
+    }
+
+    /// The members, for messages.
+    pub(crate) fn endpoint(&self) -> String {
+        self.target.endpoint()
+    }
+
+    fn token(&self) -> Option<String> {
+        self.token.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    fn set_token(&self, token: Option<String>) {
+        *self.token.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = token;
+    }
+
+    /// Sends `body` to `path` and reads the answer as `T`.
+    pub(crate) async fn call<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &Value,
+        action: impl Display,
+    ) -> Result<T> {
+        let (body, action) = (Bytes::from(body.to_string()), action.to_string());
+        let answer = self.post(path, &body, &action).await?;
+        serde_json::from_slice(&answer).map_err(|err| {
+            malformed(format!("{action}: {err}: {}", String::from_utf8_lossy(&answer)))
+        })
+    }
+
+    /// Runs a transaction.
+    pub(crate) async fn txn(&self, body: &Value, action: impl Display) -> Result<TxnResponse> {
+        self.call("/v3/kv/txn", body, action).await
+    }
+
+    /// Keeps each etcd lease alive once, in one request; answers each lease's TTL in order
+    /// (0 for a lease that no longer exists).
+    pub(crate) async fn keep_alive(&self, ids: &[i64]) -> Result<Vec<LeaseAnswer>> {
+        let body: String =
+            ids.iter().map(|id| json!({ "ID": id.to_string() }).to_string()).collect();
+        let action = "keeping etcd leases alive";
+        let answer = self.post("/v3/lease/keepalive", &Bytes::from(body), action).await?;
+        let mut answers = Vec::with_capacity(ids.len());
+        for message in serde_json::Deserializer::from_slice(&answer).into_iter() {
+            let message: Streamed<LeaseAnswer> =
+                message.map_err(|err| malformed(format!("{action}: {err}")))?;
+            match (message.result, message.error) {
+                (Some(result), _) => answers.push(result),
+                (None, error) => {
+                    let refusal: Refusal =
+                        serde_json::from_value(error.unwrap_or_default()).unwrap_or_default();
+                    return Err(refusal.error(&self.endpoint(), action));
+                }
+            }
+        }
+        if answers.len() != ids.len() {
+            return Err(malformed(format!(
+                "{} answers keeping {} leases alive",
+                answers.len(),
+                ids.len()
+            )));
+        }
+        Ok(answers)
+    }
+
+    /// Authenticates with the URL's credentials, if it has any, and keeps the token.
+    pub(crate) async fn authenticate(&self) -> Result<()> {
+        let Some((user, password)) = self.target.credentials.clone() else {
+            return Ok(());
+        };
+        #[derive(serde::Deserialize)]
+        struct Token {
+            token: String,
+        }
+        let body = Bytes::from(json!({ "name": user, "password": password }).to_string());
+        let action = format!("authenticating as {user}");
+        let answer = self.send("/v3/auth/authenticate", Some(&body), None, &action).await?;
+        let token: Token = self.read(answer, &action)?;
+        self.set_token(Some(token.token));
+        Ok(())
+    }
+
+    /// Asks the first member that answers for its version (`GET /version`).
+    pub(crate) async fn version(&self) -> Result<Value> {
+        let answer = self.send("/version", None, None, "reading the version").await?;
+        let body = self.read_bytes(answer, "reading the version")?;
+        serde_json::from_slice(&body).map_err(|_| {
+            Error::invalid_input(format!(
+                "the server at {} is not an etcd client port (it answered /version with {})",
+                self.endpoint(),
+                baton_core::echo::quoted(&String::from_utf8_lossy(&body))
+            ))
+        })
+    }
+
+    /// Opens a streamed request (a watch) on the first member that accepts a connection.
+    pub(crate) async fn stream(
+        &self,
+        path: &str,
+        body: &Value,
+        action: impl Display,
+    ) -> Result<hyper::Response<hyper::body::Incoming>> {
+        let body = Bytes::from(body.to_string());
+        let token = self.token();
+        let (connect, timeout) = (self.options.connect_timeout, self.options.request_timeout);
+        let mut unreachable = Vec::new();
+        for index in self.order() {
+            let request = Outgoing { path, body: Some(body.clone()), token: token.as_deref() };
+            match self.members[index].open_stream(request, connect, timeout).await {
+                Ok(response) if response.status() == 200 => return Ok(response),
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let body = http_body_util::BodyExt::collect(response.into_body())
+                        .await
+                        .map(|collected| collected.to_bytes())
+                        .unwrap_or_default();
+                    return Err(Refusal::read(status, &body).error(&self.endpoint(), action));
+                }
+                Err(Failure::Unreachable(why)) => unreachable.push(why),
+                Err(failure) => return Err(failure_error(&self.endpoint(), action, &failure)),
+            }
+        }
+        Err(self.none_reachable(action, &unreachable))
+    }
+
+    /// Posts `body` to `path`, authenticating again once if the token went stale.
+    async fn post(&self, path: &str, body: &Bytes, action: &str) -> Result<Bytes> {
+        let answer = self.send(path, Some(body), self.token(), action).await?;
+        if answer.status != 200 && self.target.credentials.is_some() {
+            let refusal = Refusal::read(answer.status, &answer.body);
+            if refusal.is_stale_token() {
+                self.authenticate().await?;
+                let again = self.send(path, Some(body), self.token(), action).await?;
+                return self.read_bytes(again, action);
+            }
+        }
+        self.read_bytes(answer, action)
+    }
+
+    fn read<T: DeserializeOwned>(&self, answer: Answer, action: &str) -> Result<T> {
+        let body = self.read_bytes(answer, action)?;
+        serde_json::from_slice(&body).map_err(|err| malformed(format!("{action}: {err}")))
+    }
+
+    /// The body of a successful answer, or the refusal as an error.
+    fn read_bytes(&self, answer: Answer, action: &str) -> Result<Bytes> {
+        if answer.status == 200 {
+            return Ok(answer.body);
+        }
+        let refusal = Refusal::read(answer.status, &answer.body);
+        if refusal.is_unavailable() {
+            self.advance();
+        }
+        let err = refusal.error(&self.endpoint(), action);
+        Err(Error::new(err.kind(), self.target.scrub(&err.to_string())))
+    }
+
+    /// Sends one request to the members in turn until one of them can be reached.
+    async fn send(
+        &self,
+        path: &str,
+        body: Option<&Bytes>,
+        token: Option<String>,
+        action: &str,
+    ) -> Result<Answer> {
+        let (connect, timeout) = (self.options.connect_timeout, self.options.request_timeout);
+        let mut unreachable = Vec::new();
+        for index in self.order() {
+            let request = Outgoing { path, body: body.cloned(), token: token.as_deref() };
+            match self.members[index].exchange(request, connect, timeout).await {
+                Ok(answer) => {
+                    self.current.store(index, Ordering::Relaxed);
+                    return Ok(answer);
+                }
+                Err(Failure::Unreachable(why)) => unreachable.push(why),
+                Err(failure) => {
+                    self.current.store((index + 1) % self.members.len(), Ordering::Relaxed);
+                    let member = &self.members[index].address;
+                    return Err(failure_error(member, action, &failure));
+                }
+            }
+        }
+        Err(self.none_reachable(action, &unreachable))
+    }
+
+    /// The members in the order to try them: from the current one on.
+    fn order(&self) -> impl Iterator<Item = usize> + use<> {
+        let count = self.members.len();
+        let start = self.current.load(Ordering::Relaxed) % count;
+        (0..count).map(move |step| (start + step) % count)
+    }
+
+    /// Moves the next request on to the next member.
+    fn advance(&self) {
+        let count = self.members.len();
+        let _ = self.current.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |current| {
+            Some((current + 1) % count)
+        });
+    }
+
+    fn none_reachable(&self, action: impl Display, why: &[String]) -> Error {
+        Error::new(
+            ErrorKind::Unavailable,
+            format!(
+                "{action}: cannot reach etcd at any of {} ({})",
+                self.endpoint(),
+                why.join("; ")
+            ),
+        )
+    }
+}

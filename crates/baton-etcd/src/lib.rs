@@ -1,0 +1,26 @@
+#![doc = include_str!("../README.md")]
+
+mod acquire;
+mod changes;
+mod client;
+mod error;
+mod floor;
+mod history;
+mod http;
+mod keys;
+mod lease;
+mod options;
+mod pending;
+mod reads;
+mod record;
+mod release;
+mod renew;
+mod sessions;
+mod store;
+mod url;
+mod wire;
+
+pub use options::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_HISTORY_LENGTH, DEFAULT_REQUEST_TIMEOUT, EtcdOptions,
+};
+pub use store::EtcdLeaseStore;

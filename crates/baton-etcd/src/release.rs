@@ -1,0 +1,104 @@
+//! Releasing a lease: by its holder (compare-and-set on holder and token), or by force.
+//!
+//! Both delete the holder key, which ends the term at once (the watch reports it to waiters),
+//! and record the release; the record keeps the token.
+
+use baton_core::{Error, ErrorKind, HolderId, Lease, LeaseName, ReleaseParams, Result};
+
+use crate::keys::LeaseKeys;
+use crate::record::{self, State, event, now_ms};
+use crate::store::Inner;
+use crate::wire::{KeyValue, op, txn};
+
+/// Forced releases tried at most while the lease keeps changing hands.
+const ATTEMPTS: usize = 4;
+
+/// Releases a lease its caller holds; answers whether it did. A release that fails is sent
+/// again before the holder's next acquisition or renewal through this store.
+pub(crate) async fn release(inner: &Inner, params: &ReleaseParams) -> Result<bool> {
+    let released = release_once(inner, params).await;
+    if released.is_err() {
+        inner.pending.add(params.clone());
+    }
+    released
+}
+
+/// Sends the failed releases of `holder` again; those that fail once more are kept.
+pub(crate) async fn retry_failed(inner: &Inner, holder: &HolderId) {
+    for params in inner.pending.take(holder) {
+        if let Err(err) = release(inner, &params).await {
+            tracing::warn!(lease = %params.name, %err, "sending a failed release again failed");
+        }
+    }
+}
+
+async fn release_once(inner: &Inner, params: &ReleaseParams) -> Result<bool> {
+    let name = &params.name;
+    let keys = LeaseKeys::of(name);
+    let value = event(now_ms(), Some("graceful"));
+    let request = txn(
+        held_by(&keys, &params.holder, params.token.to_store()),
+        vec![
+            op::get(&keys.record),
+            op::get(&keys.renewal),
+            op::delete(&keys.holder),
+            op::put(&keys.release, &value, 0),
+        ],
+        vec![],
+    );
+    let answer = inner.client.txn(&request, format!("releasing lease {name}")).await?;
+    if answer.succeeded {
+        let record = answer.first(0);
+        let seq = record
+            .as_ref()
+            .and_then(|kv| serde_json::from_slice::<record::RecordValue>(&kv.value).ok());
+        let release = KeyValue {
+            key: keys.release.clone(),
+            mod_revision: answer.header.revision,
+            value,
+            ..KeyValue::default()
+        };
+        inner.remember(
+            name,
+            State {
+                record,
+                holder: None,
+                renewal: answer.first(1),
+                release: Some(release),
+                last_seq: seq.map_or(0, |value| value.seq),
+            },
+        );
+    }
+    Ok(answer.succeeded)
+}
+
+/// The comparisons that hold while `holder` holds the lease under `token`.
+fn held_by(keys: &LeaseKeys, holder: &HolderId, token: i64) -> Vec<serde_json::Value> {
+    vec![op::created_at(&keys.holder, token), op::holds(&keys.holder, holder.as_str().as_bytes())]
+}
+
+/// Frees a lease whoever holds it; answers the lease as it was, if it was held.
+pub(crate) async fn force(inner: &Inner, name: &LeaseName) -> Result<Option<Lease>> {
+    let keys = LeaseKeys::of(name);
+    let action = format!("force-releasing lease {name}");
+    let mut state = inner.read_state(name).await?;
+    for _ in 0..ATTEMPTS {
+        let Some(holder) = &state.holder else {
+            return Ok(None);
+        };
+        let request = txn(
+            vec![op::created_at(&keys.holder, holder.create_revision)],
+            vec![
+                op::delete(&keys.holder),
+                op::put(&keys.release, &event(now_ms(), Some("forced")), 0),
+            ],
+            record::reads(&keys),
+        );
+        let answer = inner.client.txn(&request, &action).await?;
+        if answer.succeeded {
+            return state.lease(name);
+        }
+        state = State::read(&answer, 0);
+    }
+    Err(Error::new(ErrorKind::Conflict, format!("{action}: it kept changing hands; try again")))
+}

@@ -1,0 +1,94 @@
+//! The etcd leases that carry baton's leases: one per holder and TTL, granted on the holder's
+//! first acquisition through this store and reused by the next ones, so that one keep-alive
+//! renews all of them.
+//!
+//! What is kept here only saves requests: renewals keep alive the etcd lease each holder key is
+//! attached to, as etcd reports it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use baton_core::{Error, HolderId, Result};
+use serde_json::json;
+
+use crate::client::Client;
+use crate::wire::LeaseAnswer;
+
+/// The etcd lease of each holder and TTL (in seconds) known to this store.
+#[derive(Default)]
+pub(crate) struct Sessions {
+    leases: Mutex<HashMap<(HolderId, u64), i64>>,
+}
+
+/// The TTL in whole seconds, or one line saying why etcd cannot grant it.
+pub(crate) fn whole_seconds(ttl: Duration) -> Result<u64> {
+    if ttl.subsec_nanos() != 0 {
+        return Err(Error::invalid_input(format!(
+            "invalid TTL {ttl:?} for etcd: etcd leases last whole seconds; expected a whole \
+             number of seconds, at least the server's minimum (2s with etcd's default timing)"
+        )));
+    }
+    Ok(ttl.as_secs())
+}
+
+impl Sessions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(HolderId, u64), i64>> {
+        self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The etcd leases of `holder` known to this store.
+    pub(crate) fn of_holder(&self, holder: &HolderId) -> Vec<i64> {
+        self.lock().iter().filter(|((known, _), _)| known == holder).map(|(_, id)| *id).collect()
+    }
+
+    /// Forgets an etcd lease that no longer exists.
+    pub(crate) fn forget(&self, id: i64) {
+        self.lock().retain(|_, known| *known != id);
+    }
+
+    /// The etcd lease of `holder` with a TTL of `seconds`, granted if this store knows none.
+    /// A TTL etcd grants otherwise than asked (below its minimum) is revoked and refused.
+    pub(crate) async fn lease_for(
+        &self,
+        client: &Client,
+        holder: &HolderId,
+        seconds: u64,
+    ) -> Result<i64> {
+        if let Some(id) = self.lock().get(&(holder.clone(), seconds)) {
+            return Ok(*id);
+        }
+        let body = json!({ "TTL": seconds.to_string() });
+        let granted: LeaseAnswer =
+            client.call("/v3/lease/grant", &body, "granting an etcd lease").await?;
+        if u64::try_from(granted.ttl) != Ok(seconds) {
+            let revoke = json!({ "ID": granted.id.to_string() });
+            let revoked: Result<serde_json::Value> =
+                client.call("/v3/lease/revoke", &revoke, "revoking an etcd lease").await;
+            if let Err(err) = revoked {
+                tracing::warn!(%err, "an etcd lease granted with the wrong TTL expires by itself");
+            }
+            return Err(Error::invalid_input(format!(
+                "etcd at {} granted a TTL of {}s for the {seconds}s asked: use a TTL of at least \
+                 {}s (the server's minimum lease TTL, from its heartbeat and election timeout)",
+                client.endpoint(),
+                granted.ttl,
+                granted.ttl.max(1)
+            )));
+        }
+        self.lock().insert((holder.clone(), seconds), granted.id);
+        Ok(granted.id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_whole_seconds_are_granted() {
+        assert_eq!(whole_seconds(Duration::from_secs(10)).unwrap(), 10);
+        let err = whole_seconds(Duration::from_millis(1500)).unwrap_err();
+        assert!(err.to_string().contains("invalid TTL 1.5s"), "{err}");
+    }
+}

@@ -1,0 +1,121 @@
+//! Connecting an etcd lease store: the URL, the members' checks, the credentials.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use baton_core::{Error, LeaseName, Result};
+use serde_json::json;
+
+use crate::client::Client;
+use crate::keys::LeaseKeys;
+use crate::options::EtcdOptions;
+use crate::pending::PendingReleases;
+use crate::record::{self, State};
+use crate::sessions::Sessions;
+use crate::url;
+use crate::wire::{self, b64};
+
+/// Lease states remembered beyond which the memory is cleared.
+const MAX_REMEMBERED: usize = 4096;
+
+/// Leases kept in etcd: each held lease is a key attached to its holder's etcd lease, so etcd's
+/// leader judges expiry; each acquisition's revision is its fencing token; a watch tells
+/// waiters of releases and expiries.
+///
+/// Cheap to clone: clones share the connections. See the [crate documentation](crate) for what
+/// etcd guarantees and what it cannot.
+#[derive(Clone)]
+pub struct EtcdLeaseStore {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) client: Client,
+    pub(crate) sessions: Sessions,
+    pub(crate) pending: PendingReleases,
+    pub(crate) history_length: u32,
+    /// The state of leases as this store last wrote or read them: the basis of its next
+    /// compare-and-set, never an answer by itself.
+    remembered: Mutex<HashMap<LeaseName, State>>,
+}
+
+impl std::fmt::Debug for EtcdLeaseStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EtcdLeaseStore")
+            .field("endpoint", &self.inner.client.endpoint())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EtcdLeaseStore {
+    /// Connects to `etcd://[user:password@]host:port[,host:port…]` with default
+    /// [`EtcdOptions`].
+    ///
+    /// Fails with one line, the password masked, if the URL is malformed, no member can be
+    /// reached, the server is not etcd 3.4 or later, or it refuses the credentials or reads
+    /// under `baton/`. Nothing is written.
+    pub async fn connect(url: &str) -> Result<EtcdLeaseStore> {
+        EtcdLeaseStore::connect_with(url, EtcdOptions::default()).await
+    }
+
+    /// Connects with the given options; see [`connect`](Self::connect).
+    pub async fn connect_with(url: &str, options: EtcdOptions) -> Result<EtcdLeaseStore> {
+        let client = Client::new(url::parse(url)?, options);
+        check_version(&client).await?;
+        client.authenticate().await?;
+        let probe = json!({ "key": b64(b"baton/"), "range_end": b64(&wire::prefix_end(b"baton/")),
+                            "count_only": true });
+        let _: serde_json::Value =
+            client.call("/v3/kv/range", &probe, "reading under baton/").await?;
+        let inner = Inner {
+            client,
+            sessions: Sessions::default(),
+            pending: PendingReleases::default(),
+            history_length: options.history_length,
+            remembered: Mutex::new(HashMap::new()),
+        };
+        Ok(EtcdLeaseStore { inner: Arc::new(inner) })
+    }
+}
+
+/// Refuses a server older than etcd 3.4, whose gateway serves the v3 API elsewhere.
+async fn check_version(client: &Client) -> Result<()> {
+    let version = client.version().await?;
+    let server = version.get("etcdserver").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    let parts: Vec<u32> = server.split('.').filter_map(|part| part.parse().ok()).collect();
+    if parts.len() < 2 || (parts[0], parts[1]) < (3, 4) {
+        return Err(Error::invalid_input(format!(
+            "etcd at {} is version {}: baton needs etcd 3.4 or later",
+            client.endpoint(),
+            baton_core::echo::quoted(&server)
+        )));
+    }
+    Ok(())
+}
+
+impl Inner {
+    fn memory(&self) -> std::sync::MutexGuard<'_, HashMap<LeaseName, State>> {
+        self.remembered.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The state this store last saw for `name`, or an empty one.
+    pub(crate) fn remembered(&self, name: &LeaseName) -> State {
+        self.memory().get(name).cloned().unwrap_or_default()
+    }
+
+    /// Remembers the state of `name` as just written or read.
+    pub(crate) fn remember(&self, name: &LeaseName, state: State) {
+        let mut memory = self.memory();
+        if memory.len() >= MAX_REMEMBERED {
+            memory.clear();
+        }
+        memory.insert(name.clone(), state);
+    }
+
+    /// Reads the keys of one lease together.
+    pub(crate) async fn read_state(&self, name: &LeaseName) -> Result<State> {
+        let txn = wire::txn(vec![], record::reads(&LeaseKeys::of(name)), vec![]);
+        let answer = self.client.txn(&txn, format!("reading lease {name}")).await?;
+        Ok(State::read(&answer, 0))
+    }
+}
