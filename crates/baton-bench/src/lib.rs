@@ -28,9 +28,13 @@ mod idle;
 mod idle_nodes;
 mod idle_report;
 mod lease;
+mod lease_floor;
+mod lease_floor_redis;
+mod lease_floor_zk;
+mod lease_only;
+mod lease_only_report;
 mod lease_ops;
 mod lease_plain;
-mod lease_redis;
 mod lease_report;
 mod machine;
 mod node;
@@ -55,6 +59,7 @@ mod tally_report;
 mod target;
 mod timed;
 mod wire;
+mod writes;
 
 use std::time::Duration;
 
@@ -104,7 +109,7 @@ pub enum Scenario {
 #[derive(Debug, Args)]
 pub struct LeaseBenchArgs {
     /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, or a
-    /// Redis URL (redis://, rediss://, redis+sentinel://) for the lease scenarios.
+    /// lease-only store: Redis (redis://, rediss://, redis+sentinel://) or ZooKeeper (zk://).
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long each throughput measurement runs.
