@@ -20,9 +20,11 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use async_trait::async_trait;
 use sqlx::{Connection, MySqlConnection, PgConnection, SqliteConnection};
 
 use crate::target::Target;
+use crate::writes::WriteCount;
 
 /// How long a measurement waits for its sessions to close before reading anyway.
 const CLOSE_WAIT: Duration = Duration::from_secs(10);
@@ -141,9 +143,22 @@ impl CommitCounter {
         }
     }
 
+    /// Closes the counter's connection (on SQLite the last one lets the WAL be checkpointed).
+    pub(crate) async fn close(self) -> anyhow::Result<()> {
+        match self {
+            CommitCounter::Sqlite { anchor, .. } => anchor.close().await?,
+            CommitCounter::Postgres { conn, .. } => conn.close().await?,
+            CommitCounter::Mysql { conn } => conn.close().await?,
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl WriteCount for CommitCounter {
     /// A counter of writing transactions that needs no waiting: SQLite's WAL commit counter,
     /// or PostgreSQL's next transaction id (every writing transaction takes one).
-    pub(crate) async fn writes_now(&mut self) -> anyhow::Result<u64> {
+    async fn writes_now(&mut self) -> anyhow::Result<u64> {
         match self {
             CommitCounter::Sqlite { shm, .. } => read_wal_changes(shm),
             CommitCounter::Postgres { conn, issued } => {
@@ -157,18 +172,7 @@ impl CommitCounter {
         }
     }
 
-    /// Closes the counter's connection (on SQLite the last one lets the WAL be checkpointed).
-    pub(crate) async fn close(self) -> anyhow::Result<()> {
-        match self {
-            CommitCounter::Sqlite { anchor, .. } => anchor.close().await?,
-            CommitCounter::Postgres { conn, .. } => conn.close().await?,
-            CommitCounter::Mysql { conn } => conn.close().await?,
-        }
-        Ok(())
-    }
-
-    /// What [`CommitCounter::writes_now`] counts, for the report.
-    pub(crate) fn writes_label(&self) -> &'static str {
+    fn label(&self) -> &'static str {
         match self {
             CommitCounter::Sqlite { .. } => "commits (WAL commit counter)",
             CommitCounter::Postgres { .. } => "writing transactions (transaction ids taken)",

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use baton::{Acquisition, Elector, ElectorConfig, HolderId, LeaderGuard, LeaseName};
 
-use crate::commits::CommitCounter;
 use crate::probe::{self, Probe};
 use crate::statements;
+use crate::writes::WriteCount;
 
 /// The short TTL of this scenario, so that renewals come quickly.
 pub(crate) const TTL: Duration = Duration::from_secs(2);
@@ -31,21 +31,21 @@ pub(crate) struct Idle {
     pub(crate) statements: u64,
     /// Calls the elector made to its store meanwhile.
     pub(crate) store_calls: u64,
-    /// Writing transactions the store counted meanwhile.
-    pub(crate) writes: u64,
+    /// Write transactions the store counted meanwhile, where it counts them.
+    pub(crate) writes: Option<u64>,
     /// Leases lost by the end of the measurement (should be none).
     pub(crate) lost: usize,
 }
 
-/// Holds `leases` leases with one elector and measures [`INTERVALS`] renew intervals.
+/// Holds `leases` leases with one elector and measures [`INTERVALS`] renew intervals, counting
+/// the store's writes with `writes` if given.
 pub(crate) async fn run(
     url: &str,
     run: &str,
     leases: usize,
-    commits: &mut CommitCounter,
+    mut writes: Option<&mut (dyn WriteCount + 'static)>,
 ) -> anyhow::Result<Idle> {
-    let backend = baton::connect(url).await?;
-    let (store, mut seen) = Probe::wrap(backend.leases());
+    let (store, mut seen) = Probe::wrap(baton::connect_leases(url).await?);
     let mut config =
         ElectorConfig::new(HolderId::generate("bench", fastrand::u32(..))).with_ttl(TTL);
     // Twice the scaled default, so that a busy benchmark machine is not taken for a stall.
@@ -58,7 +58,10 @@ pub(crate) async fn run(
     let first =
         probe::wait_until(&mut seen, renew_interval * 10, "a renewal", |s| s.renewals > settled)
             .await?;
-    let writes_before = commits.writes_now().await?;
+    let writes_before = match writes.as_deref_mut() {
+        Some(count) => Some(count.writes_now().await?),
+        None => None,
+    };
     let statements_before = statements::count();
     let started = Instant::now();
     let last =
@@ -68,7 +71,10 @@ pub(crate) async fn run(
         .await?;
     let statements = statements::count() - statements_before;
     let elapsed = started.elapsed();
-    let writes = commits.writes_now().await?.saturating_sub(writes_before);
+    let writes = match (writes, writes_before) {
+        (Some(count), Some(before)) => Some(count.writes_now().await?.saturating_sub(before)),
+        _ => None,
+    };
     let lost = guards.iter().filter(|guard| guard.is_cancelled()).count();
 
     drop(guards);

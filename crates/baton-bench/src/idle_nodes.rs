@@ -18,6 +18,7 @@ use crate::nodes::{Fleet, NodeReport};
 use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
 use crate::wire::Command;
+use crate::writes::WriteCount;
 
 /// How long the nodes may take to register their jobs and start.
 const START_LIMIT: Duration = Duration::from_secs(1800);
@@ -62,7 +63,7 @@ pub(crate) async fn run(args: IdleBenchArgs) -> anyhow::Result<()> {
     let check = crate::floor::counter_self_check(&target).await?;
     let expression = yearly(store.now().await?);
     let mut commits = CommitCounter::open(&target).await?;
-    let writes_label = commits.writes_label();
+    let writes_label = commits.label();
     let mut phases = Vec::new();
     for jobs in [args.few, args.many] {
         let names: Vec<String> = (0..jobs).map(|i| bench_jobs::idle_name(&run, jobs, i)).collect();

@@ -12,7 +12,8 @@ use crate::scenario::Scenario;
 use crate::statements::SelfCheck;
 use crate::target::Target;
 use crate::timed::Measured;
-use crate::{crash, floor, handover, idle, lease_etcd, lease_plain, lease_redis, lease_report};
+use crate::writes::WriteCount;
+use crate::{crash, floor, handover, idle, lease_only, lease_plain, lease_report};
 
 /// Connections (and clients) of the concurrent runs.
 pub(crate) const CLIENTS: usize = 8;
@@ -54,10 +55,7 @@ pub(crate) struct Series {
 pub(crate) async fn run(args: LeaseBenchArgs) -> anyhow::Result<()> {
     let url = args.backend.as_str();
     if baton::url_kind(url)? == baton::UrlKind::LeasesOnly {
-        return match url.starts_with("etcd://") {
-            true => lease_etcd::run(&args).await,
-            false => lease_redis::run(&args).await,
-        };
+        return lease_only::run(&args).await;
     }
     let Scenario { target, run, .. } = Scenario::open(url).await?;
     emit(&lease_report::header(&target, url, &args, &run));
@@ -72,12 +70,7 @@ pub(crate) async fn run(args: LeaseBenchArgs) -> anyhow::Result<()> {
 
     handover_and_crash(&args, &run, target.kind(), HandoverGoal::of(&target)).await?;
 
-    let mut idle = Vec::new();
-    for leases in [FEW_IDLE_LEASES, args.idle_leases as usize] {
-        progress(&format!("idle: one elector holding {leases} leases"));
-        idle.push(idle::run(url, &run, leases, &mut commits).await?);
-    }
-    emit(&lease_report::idle(&idle, commits.writes_label()));
+    idle_load(&args, &run, Some(&mut commits)).await?;
     commits.close().await
 }
 
@@ -143,6 +136,23 @@ pub(crate) async fn handover_and_crash(
         _ = tokio::signal::ctrl_c() => anyhow::bail!("interrupted; the holder processes were killed"),
     };
     emit(&lease_report::crash(&crash));
+    Ok(())
+}
+
+/// The idle load with few leases and with `args.idle_leases`, the store's writes counted with
+/// `writes` if given.
+pub(crate) async fn idle_load(
+    args: &LeaseBenchArgs,
+    run: &str,
+    mut writes: Option<&mut (dyn WriteCount + 'static)>,
+) -> anyhow::Result<()> {
+    let label = writes.as_deref().map(|count| count.label());
+    let mut idle = Vec::new();
+    for leases in [FEW_IDLE_LEASES, args.idle_leases as usize] {
+        progress(&format!("idle: one elector holding {leases} leases"));
+        idle.push(idle::run(&args.backend, run, leases, writes.as_deref_mut()).await?);
+    }
+    emit(&lease_report::idle(&idle, label));
     Ok(())
 }
 

@@ -283,8 +283,9 @@ pub(crate) fn crash_skipped() -> String {
     "Crash failover: skipped (--skip-crash)\n".to_string()
 }
 
-/// Idle load per renew interval for each number of leases held.
-pub(crate) fn idle(runs: &[Idle], writes_label: &str) -> String {
+/// Idle load per renew interval for each number of leases held; `writes` says what the writes
+/// column counts, `None` where the store counts none.
+pub(crate) fn idle(runs: &[Idle], writes: Option<&str>) -> String {
     let mut table = Table::new(&[
         "leases held",
         "statements/interval",
@@ -292,13 +293,13 @@ pub(crate) fn idle(runs: &[Idle], writes_label: &str) -> String {
         "writes/interval",
         "lost",
     ]);
+    let per_interval = |count: u64, run: &Idle| count as f64 / run.intervals.max(1) as f64;
     for run in runs {
-        let intervals = run.intervals.max(1) as f64;
         table.row(vec![
             run.leases.to_string(),
-            ratio(run.statements as f64 / intervals),
-            ratio(run.store_calls as f64 / intervals),
-            ratio(run.writes as f64 / intervals),
+            ratio(per_interval(run.statements, run)),
+            ratio(per_interval(run.store_calls, run)),
+            run.writes.map_or("-".into(), |count| ratio(per_interval(count, run))),
             run.lost.to_string(),
         ]);
     }
@@ -314,15 +315,24 @@ pub(crate) fn idle(runs: &[Idle], writes_label: &str) -> String {
         ));
     }
     out.push_str(&table.render());
-    out.push_str(&format!("writes are {writes_label}\n"));
+    out.push_str(&match writes {
+        Some(label) => format!("writes are {label}\n"),
+        None => "writes are not counted on this store\n".to_string(),
+    });
     if let (Some(few), Some(many)) = (runs.first(), runs.last()) {
-        let constant = many.statements <= few.statements;
+        let cost = |run: &Idle| [run.statements, run.store_calls, run.writes.unwrap_or(0)];
+        let constant = cost(many).iter().zip(cost(few)).all(|(many, few)| *many <= few);
         out.push_str(&format!(
-            "statements per renew interval with {} leases vs {}: {} vs {} → {}\n",
+            "statements, store calls and writes per renew interval with {} leases vs {}: \
+             {} / {} / {} vs {} / {} / {} → {}\n",
             many.leases,
             few.leases,
-            ratio(many.statements as f64 / many.intervals.max(1) as f64),
-            ratio(few.statements as f64 / few.intervals.max(1) as f64),
+            ratio(per_interval(many.statements, many)),
+            ratio(per_interval(many.store_calls, many)),
+            many.writes.map_or("-".into(), |count| ratio(per_interval(count, many))),
+            ratio(per_interval(few.statements, few)),
+            ratio(per_interval(few.store_calls, few)),
+            few.writes.map_or("-".into(), |count| ratio(per_interval(count, few))),
             if constant { "O(1) ok" } else { "grows with the leases: MISSED" }
         ));
     }

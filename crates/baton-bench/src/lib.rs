@@ -28,11 +28,14 @@ mod idle;
 mod idle_nodes;
 mod idle_report;
 mod lease;
-mod lease_etcd;
+mod lease_floor;
+mod lease_floor_etcd;
+mod lease_floor_redis;
+mod lease_floor_zk;
 mod lease_only;
+mod lease_only_report;
 mod lease_ops;
 mod lease_plain;
-mod lease_redis;
 mod lease_report;
 mod machine;
 mod node;
@@ -57,6 +60,7 @@ mod tally_report;
 mod target;
 mod timed;
 mod wire;
+mod writes;
 
 use std::time::Duration;
 
@@ -105,9 +109,9 @@ pub enum Scenario {
 /// Arguments of `baton bench lease`.
 #[derive(Debug, Args)]
 pub struct LeaseBenchArgs {
-    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, a
-    /// Redis URL (redis://, rediss://, redis+sentinel://) or an etcd URL
-    /// (etcd://HOST:PORT[,HOST:PORT…]) for the lease scenarios.
+    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, or a
+    /// lease-only store: Redis (redis://, rediss://, redis+sentinel://), etcd
+    /// (etcd://HOST:PORT[,HOST:PORT…]) or ZooKeeper (zk://).
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long each throughput measurement runs.
