@@ -8,13 +8,15 @@
 use std::time::Instant;
 
 use sqlx::mysql::MySqlConnectOptions;
-use sqlx::{ConnectOptions, Connection, MySqlConnection};
+use sqlx::{ConnectOptions, Connection, Executor, MySqlConnection};
 
 use crate::client::TTL;
 use crate::commits::CommitCounter;
 use crate::statements;
 use crate::timed::{self, Measured, OpKind, Sample, Samples, Window};
 
+/// The session setting of baton's MySQL connections.
+const SESSION_SETUP: &str = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED";
 const TOKEN_NEXT: &str = include_str!("../../baton-mysql/queries/token_next.sql");
 const LEASE_LOCK: &str = include_str!("../../baton-mysql/queries/lease_lock.sql");
 const NOW: &str = include_str!("../../baton-mysql/queries/now.sql");
@@ -61,14 +63,12 @@ struct PlainLoop {
 }
 
 impl PlainLoop {
+    /// Opens its connections; the statements' session reads committed rows, as baton's do.
     async fn open(options: &MySqlConnectOptions, name: String) -> anyhow::Result<Self> {
         let holder = format!("bench-plain-{}", fastrand::u32(..));
-        Ok(PlainLoop {
-            name,
-            holder,
-            conn: options.connect().await?,
-            bell: options.connect().await?,
-        })
+        let mut conn = options.connect().await?;
+        conn.execute(SESSION_SETUP).await?;
+        Ok(PlainLoop { name, holder, conn, bell: options.connect().await? })
     }
 
     /// Cycles until the window closes, then closes its connections.
