@@ -1,7 +1,7 @@
 //! Parsing an `etcd://[user:password@]host:port[,host:port…]` URL.
 
 use baton_core::echo::quoted;
-use baton_core::url::redact;
+use baton_core::url::{percent_decode, redact};
 use baton_core::{Error, Result};
 
 const EXPECTED: &str = "expected etcd://[user:password@]host:port[,host:port…]";
@@ -60,9 +60,10 @@ pub(crate) fn parse(url: &str) -> Result<Target> {
 
 fn credentials(info: &str, invalid: &dyn Fn(&str) -> Error) -> Result<(String, String)> {
     let (user, password) = info.split_once(':').unwrap_or((info, ""));
-    let user = decode(user).ok_or_else(|| invalid("the user is not valid percent-encoding"))?;
-    let password =
-        decode(password).ok_or_else(|| invalid("the password is not valid percent-encoding"))?;
+    let user =
+        percent_decode(user).ok_or_else(|| invalid("the user is not valid percent-encoding"))?;
+    let password = percent_decode(password)
+        .ok_or_else(|| invalid("the password is not valid percent-encoding"))?;
     if user.is_empty() {
         return Err(invalid("a password needs a user: etcd://user:password@host:port"));
     }
@@ -94,23 +95,6 @@ fn address(member: &str) -> std::result::Result<String, String> {
             .ok_or_else(|| format!("invalid port {}: expected 1 to 65535", quoted(port)))?,
     };
     Ok(format!("{host}:{port}"))
-}
-
-/// Percent-decodes `text`; `None` when an escape is malformed or the bytes are not UTF-8.
-fn decode(text: &str) -> Option<String> {
-    let mut bytes = Vec::with_capacity(text.len());
-    let mut rest = text.as_bytes();
-    while let Some((&first, tail)) = rest.split_first() {
-        if first == b'%' {
-            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
-            bytes.push(u8::from_str_radix(hex, 16).ok()?);
-            rest = &tail[2..];
-        } else {
-            bytes.push(first);
-            rest = tail;
-        }
-    }
-    String::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]

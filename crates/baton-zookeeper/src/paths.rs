@@ -10,6 +10,7 @@
 //! Names are percent-encoded: every byte outside `A-Z a-z 0-9 _ -` becomes `%XX`, so a name
 //! holding `/` or `.` stays one path element.
 
+use baton_core::url::percent_decode;
 use baton_core::{HolderId, LeaseName};
 
 /// The node whose modification time is the ensemble's clock.
@@ -35,23 +36,6 @@ fn encode(text: &str) -> String {
     out
 }
 
-/// Reverses [`encode`]; `None` for an element baton did not write.
-fn decode(element: &str) -> Option<String> {
-    let mut bytes = Vec::with_capacity(element.len());
-    let mut rest = element.as_bytes();
-    while let Some((&first, tail)) = rest.split_first() {
-        if first == b'%' {
-            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
-            bytes.push(u8::from_str_radix(hex, 16).ok()?);
-            rest = &tail[2..];
-        } else {
-            bytes.push(first);
-            rest = tail;
-        }
-    }
-    String::from_utf8(bytes).ok()
-}
-
 /// The record node of a lease.
 pub(crate) fn record(name: &LeaseName) -> String {
     format!("{LEASES}/{}", encode(name.as_str()))
@@ -69,7 +53,7 @@ pub(crate) fn change(name: &LeaseName, generation: u64) -> String {
 
 /// The lease a child of [`LEASES`] stands for.
 pub(crate) fn lease_of(element: &str) -> Option<LeaseName> {
-    LeaseName::new(decode(element)?).ok()
+    LeaseName::new(percent_decode(element)?).ok()
 }
 
 /// Whether a child of a lease record is a change record.
