@@ -8,9 +8,11 @@
 //! let config = baton_server::ServerConfig { admin_token: Some("s3cret".into()), read_token: None };
 //! let app = baton_server::router(backend, node, config);
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:9090").await?;
-//! // The peer address goes into the log of admin actions.
-//! let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
-//! axum::serve(listener, app).await?;
+//! // Serves until Ctrl-C; the peer address goes into the log of admin actions.
+//! baton_server::serve(listener, app, async {
+//!     let _ = tokio::signal::ctrl_c().await;
+//! })
+//! .await?;
 //! # Ok(())
 //! # }
 //! ```
@@ -19,15 +21,16 @@
 
 mod api;
 mod auth;
-mod body_limit;
 mod dashboard;
 mod error;
+mod limits;
 pub mod metrics;
 mod openapi;
 mod outcome;
 mod params;
 pub mod reads;
 mod routes;
+mod serve;
 mod state;
 mod tail;
 pub mod views;
@@ -36,8 +39,9 @@ use std::sync::Arc;
 
 use axum::Router;
 
-pub use body_limit::MAX_BODY_BYTES;
 pub use error::ApiError;
+pub use limits::{MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_URI_BYTES};
+pub use serve::serve;
 
 /// Who may call what.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -83,8 +87,8 @@ pub trait LocalNode: Send + Sync + 'static {
 /// The whole HTTP surface over `backend`. Installs the Prometheus recorder if no recorder is
 /// installed yet (see [`metrics::install`]).
 ///
-/// Serve it with `into_make_service_with_connect_info::<SocketAddr>()` so that admin actions
-/// are recorded with the caller's address.
+/// Serve it with [`serve`], which hands each request the caller's address for the log of
+/// admin actions and answers oversized request heads in JSON.
 pub fn router(backend: baton::Backend, node: Arc<dyn LocalNode>, config: ServerConfig) -> Router {
     if let Err(err) = metrics::install() {
         tracing::warn!(%err, "metrics from this process will be missing from /metrics");
@@ -100,7 +104,7 @@ pub fn router(backend: baton::Backend, node: Arc<dyn LocalNode>, config: ServerC
     router
         .fallback(no_route)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn(body_limit::limit_body))
+        .layer(axum::middleware::from_fn(limits::limit_request))
         .with_state(state)
 }
 

@@ -110,7 +110,27 @@ async fn leases_and_their_history() {
         (Some("holder-1"), Some("fresh"))
     );
     assert_eq!(change["token"], lease["token"]);
+    assert!(change["previous_end"].is_null() && change["failover_ms"].is_null(), "{change}");
     assert!(history.body["next"].is_null());
+
+    let released =
+        common::post(&router, "/api/v1/leases/scheduler/force-release", Some("admin-secret"), None)
+            .await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.text);
+    let ended = get(&router, "/api/v1/leases/scheduler").await.body["expires_at"].clone();
+    fixture.lease_held("scheduler", "holder-2").await;
+    let history = get(&router, "/api/v1/history?lease=scheduler").await;
+    let takeover = &history.body["items"][1];
+    assert_eq!(
+        (takeover["holder"].as_str(), takeover["reason"].as_str()),
+        (Some("holder-2"), Some("forced_release"))
+    );
+    assert_eq!(takeover["previous_end"], ended, "the forced release ends the term: {takeover}");
+    let failover = takeover["failover_ms"].as_u64().expect("a failover in milliseconds");
+    let at =
+        |value: &serde_json::Value| value.as_str().unwrap().parse::<jiff::Timestamp>().unwrap();
+    let gap = at(&takeover["at"]).as_millisecond() - at(&takeover["previous_end"]).as_millisecond();
+    assert_eq!(i64::try_from(failover).unwrap(), gap, "{takeover}");
 }
 
 #[tokio::test]

@@ -118,14 +118,10 @@ impl Http {
             admin_token: config.admin_token.clone(),
             read_token: config.read_token.clone(),
         };
-        let app = baton_server::router(backend, node, server)
-            .into_make_service_with_connect_info::<SocketAddr>();
+        let app = baton_server::router(backend, node, server);
         let stop = CancellationToken::new();
-        let serving = tokio::spawn(
-            axum::serve(listener, app)
-                .with_graceful_shutdown(stop.clone().cancelled_owned())
-                .into_future(),
-        );
+        let serving =
+            tokio::spawn(baton_server::serve(listener, app, stop.clone().cancelled_owned()));
         Ok(Http { address, stop, serving })
     }
 

@@ -18,11 +18,21 @@ pub async fn run(args: HistoryArgs, output: Output) -> anyhow::Result<()> {
     if output == Output::Json {
         return print_json(&PageView::<LeaderChangeView>::of(&page));
     }
-    println!("{:>8} {:<26} {:<32} {:>8} {:<17} HOLDER", "ID", "AT", "LEASE", "TOKEN", "REASON");
+    println!(
+        "{:>8} {:<26} {:<32} {:>8} {:<17} {:>10} HOLDER",
+        "ID", "AT", "LEASE", "TOKEN", "REASON", "FAILOVER"
+    );
     for change in &page.items {
+        let failover = change.failover().map_or("-".to_string(), |gap| format!("{gap:.3?}"));
         println!(
-            "{:>8} {:<26} {:<32} {:>8} {:<17} {}",
-            change.id, change.at, change.lease, change.token, change.reason, change.holder
+            "{:>8} {:<26} {:<32} {:>8} {:<17} {:>10} {}",
+            change.id,
+            change.at,
+            change.lease,
+            change.token,
+            change.reason,
+            failover,
+            change.holder
         );
     }
     if let Some(next) = page.next {

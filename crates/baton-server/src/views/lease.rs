@@ -68,6 +68,12 @@ pub struct LeaderChangeView {
     pub at: String,
     /// `fresh`, `expired_takeover`, `handover` or `forced_release`.
     pub reason: &'static str,
+    /// When the previous term ended on the store's clock (its last renewal, or its release);
+    /// `None` for a fresh lease and for a change recorded before stores kept it.
+    pub previous_end: Option<String>,
+    /// How long the lease had no live holder before this term, in milliseconds: `at` minus
+    /// `previous_end`.
+    pub failover_ms: Option<u64>,
 }
 
 impl From<&LeaderChange> for LeaderChangeView {
@@ -79,6 +85,8 @@ impl From<&LeaderChange> for LeaderChangeView {
             token: change.token.get(),
             at: instant(change.at),
             reason: change.reason.as_str(),
+            previous_end: change.previous_end.map(instant),
+            failover_ms: change.failover().map(millis),
         }
     }
 }

@@ -26,9 +26,8 @@ pub async fn serve(fixture: &Fixture) -> SocketAddr {
     let address = listener.local_addr().unwrap();
     let config = ServerConfig { admin_token: Some(ADMIN.into()), read_token: None };
     let app = baton_server::router(fixture.backend.clone(), fixture.node.clone(), config)
-        .route("/harness", get(|| async { Html(HARNESS) }))
-        .into_make_service_with_connect_info::<SocketAddr>();
-    tokio::spawn(async move { axum::serve(listener, app).await });
+        .route("/harness", get(|| async { Html(HARNESS) }));
+    tokio::spawn(baton_server::serve(listener, app, std::future::pending()));
     address
 }
 
