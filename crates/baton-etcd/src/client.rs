@@ -9,8 +9,8 @@
 //! again and sends it once more.
 
 use std::fmt::Display;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use baton_core::{Error, ErrorKind, Result};
 use bytes::Bytes;
@@ -19,9 +19,10 @@ use serde_json::{Value, json};
 
 use crate::error::{Refusal, failure_error, malformed};
 use crate::http::{Answer, Failure, Member, Outgoing};
+use crate::keep_alive::{KeepAliveStream, StreamError};
 use crate::options::EtcdOptions;
 use crate::url::Target;
-use crate::wire::{LeaseAnswer, Streamed, TxnResponse};
+use crate::wire::{LeaseAnswer, TxnResponse};
 
 /// The members of one cluster and how to talk to them.
 pub(crate) struct Client {
@@ -32,13 +33,22 @@ pub(crate) struct Client {
     options: EtcdOptions,
     /// The authentication token, once the URL's credentials were accepted.
     token: Mutex<Option<String>>,
+    /// The keep-alive stream, once opened.
+    keep_alives: tokio::sync::Mutex<Option<Arc<KeepAliveStream>>>,
 }
 
 impl Client {
     /// A client of the target's members; nothing is opened yet.
     pub(crate) fn new(target: Target, options: EtcdOptions) -> Client {
         let members = target.members.iter().cloned().map(Member::new).collect();
-        Client { target, members, current: AtomicUsize::new(0), options, token: Mutex::new(None) }
+        Client {
+            target,
+            members,
+            current: AtomicUsize::new(0),
+            options,
+            token: Mutex::new(None),
+            keep_alives: tokio::sync::Mutex::new(None),
+        }
     }
 
     /// The members, for messages.
@@ -73,34 +83,72 @@ impl Client {
         self.call("/v3/kv/txn", body, action).await
     }
 
-    /// Keeps each etcd lease alive once, in one request; answers each lease's TTL in order
-    /// (0 for a lease that no longer exists).
+    /// Keeps each etcd lease alive once, as messages on the store's keep-alive stream;
+    /// answers each lease's TTL in order (0 for a lease that no longer exists).
     pub(crate) async fn keep_alive(&self, ids: &[i64]) -> Result<Vec<LeaseAnswer>> {
-        let body: String =
-            ids.iter().map(|id| json!({ "ID": id.to_string() }).to_string()).collect();
         let action = "keeping etcd leases alive";
-        let answer = self.post("/v3/lease/keepalive", &Bytes::from(body), action).await?;
-        let mut answers = Vec::with_capacity(ids.len());
-        for message in serde_json::Deserializer::from_slice(&answer).into_iter() {
-            let message: Streamed<LeaseAnswer> =
-                message.map_err(|err| malformed(format!("{action}: {err}")))?;
-            match (message.result, message.error) {
-                (Some(result), _) => answers.push(result),
-                (None, error) => {
-                    let refusal: Refusal =
-                        serde_json::from_value(error.unwrap_or_default()).unwrap_or_default();
+        let mut authenticated = false;
+        let mut reopened = false;
+        loop {
+            let stream = self.keep_alive_stream(action).await?;
+            let member = stream.address.clone();
+            let why = match stream.keep_alive(ids, self.options.request_timeout).await {
+                Some(Ok(answers)) => return Ok(answers),
+                None => return Err(failure_error(&member, action, &Failure::TimedOut)),
+                Some(Err(why)) => why,
+            };
+            match why {
+                StreamError::NotSent if !reopened => reopened = true,
+                StreamError::Refused { code, message } => {
+                    let refusal = Refusal { code, message };
+                    if refusal.is_stale_token()
+                        && self.target.credentials.is_some()
+                        && !authenticated
+                    {
+                        self.authenticate().await?;
+                        authenticated = true;
+                        continue;
+                    }
+                    if refusal.is_unavailable() {
+                        self.advance();
+                    }
                     return Err(refusal.error(&self.endpoint(), action));
+                }
+                StreamError::Unreachable(why) | StreamError::Broken(why) => {
+                    self.advance();
+                    return Err(failure_error(&member, action, &Failure::Lost(why)));
+                }
+                StreamError::NotSent => {
+                    let why = "the keep-alive stream ended as it was opened".to_string();
+                    return Err(failure_error(&member, action, &Failure::Lost(why)));
                 }
             }
         }
-        if answers.len() != ids.len() {
-            return Err(malformed(format!(
-                "{} answers keeping {} leases alive",
-                answers.len(),
-                ids.len()
-            )));
+    }
+
+    /// The open keep-alive stream, opened on the first member that accepts a connection if
+    /// there is none or the last one ended.
+    async fn keep_alive_stream(&self, action: &str) -> Result<Arc<KeepAliveStream>> {
+        let mut open = self.keep_alives.lock().await;
+        if let Some(stream) = open.as_ref().filter(|stream| !stream.ended()) {
+            return Ok(stream.clone());
         }
-        Ok(answers)
+        let token = self.token();
+        let mut unreachable = Vec::new();
+        for index in self.order() {
+            let address = &self.members[index].address;
+            match KeepAliveStream::open(address, token.as_deref(), self.options.connect_timeout)
+                .await
+            {
+                Ok(stream) => return Ok(open.insert(stream).clone()),
+                Err(StreamError::Unreachable(why)) => unreachable.push(why),
+                Err(other) => {
+                    let why = format!("{other:?}");
+                    return Err(failure_error(address, action, &Failure::Lost(why)));
+                }
+            }
+        }
+        Err(self.none_reachable(action, &unreachable))
     }
 
     /// Authenticates with the URL's credentials, if it has any, and keeps the token.

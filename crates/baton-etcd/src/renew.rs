@@ -14,9 +14,15 @@ use crate::release;
 use crate::store::Inner;
 use crate::wire::{TxnResponse, op, txn};
 
-/// Leases renewed per transaction: etcd takes at most 128 operations on each level of one
-/// (`--max-txn-ops`), and each lease is one nested transaction.
-const PER_TXN: usize = 128;
+/// Leases renewed per transaction. etcd takes at most 128 operations in a transaction
+/// (`--max-txn-ops`), and a nested transaction only what its parent leaves: each lease is one
+/// nested transaction of [`OPS_PER_CHECK`] operations, so at most 125 fit; 100 leaves room.
+const PER_TXN: usize = 100;
+
+/// The most operations on one side of a lease's nested transaction (see [`check`]).
+const OPS_PER_CHECK: usize = 3;
+
+const _: () = assert!(PER_TXN + OPS_PER_CHECK <= 128, "etcd refuses the transaction");
 
 /// Renews each of `leases` that `holder` still holds under the given token; answers, in order,
 /// the renewed lease or `None` for one that is lost.

@@ -45,6 +45,7 @@ macro_rules! lease_conformance {
             expiry_is_judged_on_the_store_clock,
             renew_extends_without_a_new_token,
             renew_all_renews_held_leases_and_reports_lost_ones,
+            renew_all_renews_hundreds_of_leases_in_one_call,
             racing_contenders_get_exactly_one_grant,
             release_wakes_subscribers,
             history_pages_with_a_keyset_cursor,
@@ -256,6 +257,34 @@ pub async fn renew_all_renews_held_leases_and_reports_lost_ones(h: &dyn LeaseHar
         .unwrap();
     assert!(outcome.renewed.is_empty(), "another holder must not renew these leases");
     assert_eq!(outcome.lost.len(), 3);
+}
+
+/// One call renews more leases than a store can check in one request (etcd's transactions
+/// take 128 operations, SQL statements a bounded number of parameters), and still names a lost
+/// one among them.
+pub async fn renew_all_renews_hundreds_of_leases_in_one_call(h: &dyn LeaseHarness) {
+    const LEASES: usize = 300;
+    let store = h.store().await;
+    let holder = unique_holder("many");
+    let mut held = Vec::with_capacity(LEASES);
+    for i in 0..LEASES {
+        let name = unique_name(&format!("many{i}"));
+        let (lease, _) = granted(acquire(&*store, &name, &holder).await);
+        held.push((name, lease.token));
+    }
+    let lost = held[LEASES - 1].0.clone();
+    store.force_release(ForceReleaseParams { name: lost.clone() }).await.unwrap();
+
+    let outcome = store
+        .renew_all(RenewAllParams { holder: holder.clone(), leases: held.clone() })
+        .await
+        .expect("renew every lease in one call");
+    assert_eq!(outcome.lost, [lost]);
+    let mut renewed: Vec<_> = outcome.renewed.iter().map(|l| (l.name.clone(), l.token)).collect();
+    renewed.sort();
+    let mut expected = held[..LEASES - 1].to_vec();
+    expected.sort();
+    assert_eq!(renewed, expected);
 }
 
 /// Many contenders racing for one free lease: exactly one is granted.
