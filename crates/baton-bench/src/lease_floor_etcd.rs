@@ -50,8 +50,10 @@ impl LeaseFloor for EtcdFloor {
         Ok(Box::new(EtcdLock { store, key: format!("baton-bench/{key}"), revision: 0 }))
     }
 
-    async fn write_count(&self, _run: &str) -> anyhow::Result<Option<Box<dyn WriteCount>>> {
-        Ok(None)
+    async fn write_count(&self, run: &str) -> anyhow::Result<Option<Box<dyn WriteCount>>> {
+        let store = EtcdLeaseStore::connect(&self.url).await?;
+        let key = format!("baton-bench/{run}-revision");
+        Ok(Some(Box::new(RevisionCount { store, key, revision: 0, issued: 0 })))
     }
 }
 
@@ -84,5 +86,31 @@ impl FloorLock for EtcdLock {
         anyhow::ensure!(deleted.is_some(), "the floor's key {} changed", self.key);
         self.revision = 0;
         Ok(())
+    }
+}
+
+/// etcd's revision, which every write transaction raises by one, read by writing a key of its
+/// own (each reading's write is taken off the count).
+struct RevisionCount {
+    store: EtcdLeaseStore,
+    key: String,
+    /// The key's modification revision after the last reading; 0 before the first.
+    revision: i64,
+    /// Writes the counter made.
+    issued: i64,
+}
+
+#[async_trait]
+impl WriteCount for RevisionCount {
+    async fn writes_now(&mut self) -> anyhow::Result<u64> {
+        let written = self.store.compare_and_set(&self.key, self.revision, Some(b"count")).await?;
+        self.revision =
+            written.ok_or_else(|| anyhow::anyhow!("the counter's key {} changed", self.key))?;
+        self.issued += 1;
+        Ok(u64::try_from(self.revision - self.issued).unwrap_or(0))
+    }
+
+    fn label(&self) -> &'static str {
+        "write transactions (etcd revisions)"
     }
 }
