@@ -13,20 +13,7 @@ use common::{stderr, stdout};
 #[test]
 fn exec_and_the_lease_commands_work_on_redis_alone() {
     let redis = RedisServer::start();
-    let site = Site::new();
-    let run = |args: &[&str]| site.baton(args).output().unwrap();
-    let exec = ["exec", "--backend", &redis.url(), "--lock", "nightly", "--"];
-    let first = run(&[&exec[..], &["sh", "-c", "echo $BATON_FENCING_TOKEN"]].concat());
-    assert!(first.status.success(), "{}", stderr(&first));
-    let second = run(&[&exec[..], &["sh", "-c", "echo $BATON_FENCING_TOKEN"]].concat());
-    let (first, second): (u64, u64) =
-        (stdout(&first).trim().parse().unwrap(), stdout(&second).trim().parse().unwrap());
-    assert!(second > first, "tokens rise: {first} then {second}");
-    let history = run(&["history", "--backend", &redis.url(), "--lease", "nightly"]);
-    assert_eq!(stdout(&history).matches("nightly").count(), 2, "{}", stdout(&history));
-    let list = run(&["lease", "list", "--backend", &redis.url()]);
-    assert!(stdout(&list).contains("nightly"), "{}", stdout(&list));
-    assert!(!site.path("baton.db").exists(), "no SQLite file was made on the side");
+    split::exec_and_the_lease_commands_work_alone(&Site::new(), &redis.url(), &[]);
 }
 
 #[test]
