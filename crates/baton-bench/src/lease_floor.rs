@@ -54,7 +54,7 @@ pub(crate) fn for_url(url: &str) -> anyhow::Result<Box<dyn LeaseFloor>> {
         "redis" | "rediss" | "redis+sentinel" | "rediss+sentinel" => {
             Ok(Box::new(lease_floor_redis::RedisFloor::new(url)?))
         }
-        "etcd" => Ok(Box::new(lease_floor_etcd::EtcdFloor::new(url))),
+        "etcd" | "etcds" => Ok(Box::new(lease_floor_etcd::EtcdFloor::new(url))),
         "zk" => Ok(Box::new(lease_floor_zk::ZkFloor::new(url)?)),
         _ => anyhow::bail!("no lease floor for {}", baton::redact(url)),
     }

@@ -27,7 +27,7 @@ const ABOUT: About = About {
     handover: HandoverGoal { p50: None, p99: Duration::from_millis(20) },
 };
 
-/// The etcd cluster of an `etcd://` URL.
+/// The etcd cluster of an `etcd://` or `etcds://` URL.
 pub(crate) struct EtcdFloor {
     url: String,
 }

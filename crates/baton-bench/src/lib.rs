@@ -111,7 +111,7 @@ pub enum Scenario {
 pub struct LeaseBenchArgs {
     /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, or a
     /// lease-only store: Redis (redis://, rediss://, redis+sentinel://), etcd
-    /// (etcd://HOST:PORT[,HOST:PORT…]) or ZooKeeper (zk://).
+    /// (etcd://HOST:PORT[,HOST:PORT…], etcds:// with TLS) or ZooKeeper (zk://).
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long each throughput measurement runs.

@@ -34,13 +34,13 @@ pub enum Output {
 pub struct BackendArg {
     /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB,
     /// holding leases and state; or redis://HOST:PORT (rediss:// with TLS,
-    /// redis+sentinel://HOST:PORT,…/MASTER behind Sentinel), etcd://HOST:PORT[,HOST:PORT…] or
-    /// zk://HOST:PORT[,…][/CHROOT],
+    /// redis+sentinel://HOST:PORT,…/MASTER behind Sentinel), etcd://HOST:PORT[,HOST:PORT…]
+    /// (etcds:// with TLS) or zk://HOST:PORT[,…][/CHROOT],
     /// holding leases only.
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// Keep leases in this store instead (such as redis://HOST:PORT,
-    /// redis+sentinel://HOST:PORT,…/MASTER, etcd://HOST:PORT[,HOST:PORT…] or
+    /// redis+sentinel://HOST:PORT,…/MASTER, etcd[s]://HOST:PORT[,HOST:PORT…] or
     /// zk://HOST:PORT[,…][/CHROOT]), the rest in
     /// --backend.
     #[arg(long, env = "BATON_LEASE_BACKEND", value_name = "URL")]

@@ -1,15 +1,38 @@
 //! TLS settings of backend URLs: certificate files checked before connecting and, with the
-//! `rustls` feature, handshake failures explained on one line in the URL's own vocabulary.
+//! `rustls` feature, the `ca`, `cert` and `key` options of a lease store's URL read as PEM
+//! ([`TlsOptions`]) and handshake failures explained on one line in the URL's own vocabulary.
+
+#[cfg(feature = "rustls")]
+mod files;
+
+#[cfg(feature = "rustls")]
+pub use files::{ClientIdentity, PemCertificates, PemKey, TlsFiles, TlsOptionError, TlsOptions};
 
 /// How a backend's URL names its TLS settings, so that an explanation says what to change.
 #[derive(Debug, Clone, Copy)]
 pub struct TlsVocabulary {
     /// The parameter naming the CA certificates to trust, such as `sslrootcert`.
     pub ca: &'static str,
-    /// The setting that checks the host name, as written in a URL, such as `sslmode=verify-full`.
-    pub verify_host: &'static str,
-    /// The mode that checks the CA but not the host name, such as `verify-ca`.
-    pub verify_ca: &'static str,
+    /// Whether the URL can turn the check of the server's host name off, and how.
+    pub host_check: HostCheck,
+}
+
+/// How a backend checks that the server's certificate names the host in the URL.
+#[derive(Debug, Clone, Copy)]
+pub enum HostCheck {
+    /// Checked only in one mode of the URL's TLS settings.
+    Optional {
+        /// The setting that checks the host name, as written in a URL, such as
+        /// `sslmode=verify-full`.
+        verify_host: &'static str,
+        /// The mode that checks the CA but not the host name, such as `verify-ca`.
+        verify_ca: &'static str,
+    },
+    /// Always checked whenever the URL asks for TLS, as by `scheme` (such as `etcds://`).
+    Always {
+        /// The URL scheme that turns TLS on.
+        scheme: &'static str,
+    },
 }
 
 /// Checks that the certificate or key file `path`, given as `parameter`, can be read; the
@@ -48,11 +71,16 @@ impl TlsVocabulary {
                 self.ca
             ),
             rustls::Error::InvalidCertificate(NotValidForName | NotValidForNameContext { .. }) => {
-                format!(
-                    "the server's certificate is not valid for the host in the URL ({} checks \
-                     the host name, {} does not)",
-                    self.verify_host, self.verify_ca
-                )
+                let check = match self.host_check {
+                    HostCheck::Optional { verify_host, verify_ca } => {
+                        format!("{verify_host} checks the host name, {verify_ca} does not")
+                    }
+                    HostCheck::Always { scheme } => format!(
+                        "{scheme} always checks the host name: connect to a name or address the \
+                         certificate lists"
+                    ),
+                };
+                format!("the server's certificate is not valid for the host in the URL ({check})")
             }
             rustls::Error::InvalidCertificate(Expired | ExpiredContext { .. }) => {
                 "the server's certificate has expired".to_string()
@@ -62,10 +90,10 @@ impl TlsVocabulary {
     }
 }
 
-/// The rustls error in `err`'s chain; an I/O error's own source skips the error it wraps, so
-/// that one is looked at as well.
+/// The rustls error in `err`'s chain, if there is one; an I/O error's own source skips the
+/// error it wraps, so that one is looked at as well.
 #[cfg(feature = "rustls")]
-fn rustls_error<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+pub fn rustls_error<'a>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
     let mut next = Some(err);
     while let Some(err) = next {
         if let Some(rustls) = err.downcast_ref::<rustls::Error>() {
@@ -103,8 +131,10 @@ mod tests {
     fn explains_a_refused_certificate_found_inside_an_io_error() {
         const NAMES: TlsVocabulary = TlsVocabulary {
             ca: "ssl-ca",
-            verify_host: "ssl-mode=VERIFY_IDENTITY",
-            verify_ca: "VERIFY_CA",
+            host_check: HostCheck::Optional {
+                verify_host: "ssl-mode=VERIFY_IDENTITY",
+                verify_ca: "VERIFY_CA",
+            },
         };
         let refused = |cause| rustls::Error::InvalidCertificate(cause);
         let io = std::io::Error::other(refused(rustls::CertificateError::UnknownIssuer));
@@ -122,5 +152,13 @@ mod tests {
         let expired = refused(rustls::CertificateError::Expired);
         assert!(NAMES.explain(&expired).unwrap().ends_with("has expired"));
         assert_eq!(NAMES.explain(&std::io::Error::other("reset")), None);
+        let always =
+            TlsVocabulary { ca: "ca=", host_check: HostCheck::Always { scheme: "etcds://" } };
+        assert_eq!(
+            always.explain(&name).unwrap(),
+            "TLS handshake failed: the server's certificate is not valid for the host in the URL \
+             (etcds:// always checks the host name: connect to a name or address the certificate \
+             lists)"
+        );
     }
 }

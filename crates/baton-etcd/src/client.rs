@@ -17,12 +17,21 @@ use bytes::Bytes;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::error::{Refusal, failure_error, malformed};
+use crate::error::{Refusal, failure_error, malformed, tls_only};
 use crate::http::{Answer, Failure, Member, Outgoing};
 use crate::keep_alive::{KeepAliveStream, StreamError};
 use crate::options::EtcdOptions;
+use crate::probe;
 use crate::url::Target;
 use crate::wire::{LeaseAnswer, TxnResponse};
+
+/// Why no member answered a request.
+enum Unanswered {
+    /// The member at this index took the request and failed to answer it.
+    Failed(usize, Failure),
+    /// No member could be reached: why, for each.
+    NoneReachable(Vec<String>),
+}
 
 /// The members of one cluster and how to talk to them.
 pub(crate) struct Client {
@@ -40,7 +49,11 @@ pub(crate) struct Client {
 impl Client {
     /// A client of the target's members; nothing is opened yet.
     pub(crate) fn new(target: Target, options: EtcdOptions) -> Client {
-        let members = target.members.iter().cloned().map(Member::new).collect();
+        let members = target
+            .members
+            .iter()
+            .map(|address| Member::new(address.clone(), target.tls.clone()))
+            .collect();
         Client {
             target,
             members,
@@ -137,9 +150,9 @@ impl Client {
         let mut unreachable = Vec::new();
         for index in self.order() {
             let address = &self.members[index].address;
-            match KeepAliveStream::open(address, token.as_deref(), self.options.connect_timeout)
-                .await
-            {
+            let tls = self.target.tls.as_ref();
+            let connect_timeout = self.options.connect_timeout;
+            match KeepAliveStream::open(address, tls, token.as_deref(), connect_timeout).await {
                 Ok(stream) => return Ok(open.insert(stream).clone()),
                 Err(StreamError::Unreachable(why)) => unreachable.push(why),
                 Err(other) => {
@@ -170,8 +183,12 @@ impl Client {
 
     /// Asks the first member that answers for its version (`GET /version`).
     pub(crate) async fn version(&self) -> Result<Value> {
-        let answer = self.send("/version", None, None, "reading the version").await?;
-        let body = self.read_bytes(answer, "reading the version")?;
+        let action = "reading the version";
+        let answer = match self.attempt("/version", None, None).await {
+            Ok(answer) => answer,
+            Err(unanswered) => return Err(self.first_unanswered(action, unanswered).await),
+        };
+        let body = self.read_bytes(answer, action)?;
         serde_json::from_slice(&body).map_err(|_| {
             Error::invalid_input(format!(
                 "the server at {} is not an etcd client port (it answered /version with {})",
@@ -179,6 +196,21 @@ impl Client {
                 baton_core::echo::quoted(&String::from_utf8_lossy(&body))
             ))
         })
+    }
+
+    /// The error of the first request, as [`unanswered`](Self::unanswered) says, unless the
+    /// URL is plain and the member that took the request and closed the connection serves TLS
+    /// only: then it says to use `etcds://`.
+    async fn first_unanswered(&self, action: &str, unanswered: Unanswered) -> Error {
+        if let Unanswered::Failed(index, Failure::Lost(_)) = &unanswered
+            && self.target.tls.is_none()
+        {
+            let address = &self.members[*index].address;
+            if probe::speaks_tls(address, self.options.connect_timeout).await {
+                return tls_only(address);
+            }
+        }
+        self.unanswered(action, unanswered)
     }
 
     /// Opens a streamed request (a watch) on the first member that accepts a connection.
@@ -251,6 +283,18 @@ impl Client {
         token: Option<String>,
         action: &str,
     ) -> Result<Answer> {
+        let attempt = self.attempt(path, body, token).await;
+        attempt.map_err(|unanswered| self.unanswered(action, unanswered))
+    }
+
+    /// Sends one request to the members in turn until one of them can be reached; says why
+    /// none answered otherwise.
+    async fn attempt(
+        &self,
+        path: &str,
+        body: Option<&Bytes>,
+        token: Option<String>,
+    ) -> std::result::Result<Answer, Unanswered> {
         let (connect, timeout) = (self.options.connect_timeout, self.options.request_timeout);
         let mut unreachable = Vec::new();
         for index in self.order() {
@@ -263,12 +307,21 @@ impl Client {
                 Err(Failure::Unreachable(why)) => unreachable.push(why),
                 Err(failure) => {
                     self.current.store((index + 1) % self.members.len(), Ordering::Relaxed);
-                    let member = &self.members[index].address;
-                    return Err(failure_error(member, action, &failure));
+                    return Err(Unanswered::Failed(index, failure));
                 }
             }
         }
-        Err(self.none_reachable(action, &unreachable))
+        Err(Unanswered::NoneReachable(unreachable))
+    }
+
+    /// The error of a request that no member answered; `action` says what was being done.
+    fn unanswered(&self, action: &str, unanswered: Unanswered) -> Error {
+        match unanswered {
+            Unanswered::Failed(index, failure) => {
+                failure_error(&self.members[index].address, action, &failure)
+            }
+            Unanswered::NoneReachable(why) => self.none_reachable(action, &why),
+        }
     }
 
     /// The members in the order to try them: from the current one on.

@@ -69,10 +69,7 @@ impl Refusal {
             ));
         }
         if message.contains("HTTPS server") {
-            return Error::invalid_input(format!(
-                "etcd at {endpoint} accepts only TLS: baton's etcd store speaks plain HTTP to \
-                 the client port; serve a plain listener (--listen-client-urls http://…) to baton"
-            ));
+            return tls_only(endpoint);
         }
         let kind = match self.code {
             _ if self.is_unavailable() => ErrorKind::Unavailable,
@@ -82,6 +79,14 @@ impl Refusal {
         };
         Error::new(kind, format!("{action} in etcd at {endpoint}: {message}"))
     }
+}
+
+/// The error of a plain URL naming a member that serves TLS only.
+pub(crate) fn tls_only(member: &str) -> Error {
+    Error::invalid_input(format!(
+        "etcd at {member} serves TLS only: use etcds:// (with ?ca=PATH when a private CA signed \
+         its certificate)"
+    ))
 }
 
 /// The error of a request that got no answer.
@@ -129,7 +134,7 @@ mod tests {
         assert_eq!(refusal.error("h:1", "connecting").kind(), ErrorKind::InvalidInput);
         let https = Refusal::read(400, b"Client sent an HTTP request to an HTTPS server.\n");
         let err = https.error("h:1", "connecting");
-        assert!(err.to_string().contains("accepts only TLS"), "{err}");
+        assert!(err.to_string().contains("serves TLS only: use etcds://"), "{err}");
         assert!(!err.to_string().contains('\n'));
     }
 

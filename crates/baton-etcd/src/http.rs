@@ -1,8 +1,9 @@
-//! HTTP/1.1 to one etcd member: a few kept-alive connections, reused one request at a time.
+//! HTTP/1.1 to one etcd member, over TLS for an `etcds://` URL: a few kept-alive connections,
+//! reused one request at a time.
 //!
 //! A failure says whether the request can have reached the member: [`Failure::Unreachable`]
-//! (no connection could be opened, so nothing was sent) or [`Failure::Lost`] and
-//! [`Failure::TimedOut`] (it may have been applied).
+//! (no connection could be opened, or the member refused the TLS handshake, so nothing was
+//! served) or [`Failure::Lost`] and [`Failure::TimedOut`] (it may have been applied).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -11,9 +12,13 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::client::conn::http1::{self, SendRequest};
+use hyper::rt::{Read, Write};
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+
+use crate::tls::{self, Tls};
 
 /// Idle connections kept per member beyond which finished ones are closed.
 const MAX_IDLE: usize = 16;
@@ -35,19 +40,47 @@ pub(crate) struct Answer {
     pub(crate) body: Bytes,
 }
 
-/// One member's client address and its idle connections.
+/// One member's client address, how to talk to it, and its idle connections.
 pub(crate) struct Member {
     pub(crate) address: String,
-    idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
+    /// TLS to the member; `None` for plain HTTP.
+    tls: Option<Tls>,
+    idle: Mutex<Vec<Connection>>,
+}
+
+/// An open connection: the handle that sends on it, and the task that runs it, whose error says
+/// why a request was only told it was canceled.
+struct Connection {
+    sender: SendRequest<Full<Bytes>>,
+    task: JoinHandle<Result<(), hyper::Error>>,
+}
+
+impl Connection {
+    /// Sends `request`; when the connection failed before taking it, the error is the
+    /// connection's (such as the member refusing the TLS handshake).
+    async fn send(
+        &mut self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Response<Incoming>, hyper::Error> {
+        match self.sender.send_request(request).await {
+            // A canceled request means the connection ended: its task is finishing.
+            Err(err) if err.is_canceled() => match (&mut self.task).await {
+                Ok(Err(cause)) => Err(cause),
+                _ => Err(err),
+            },
+            other => other,
+        }
+    }
 }
 
 impl Member {
-    /// A member at `address` (`host:port`); nothing is opened yet.
-    pub(crate) fn new(address: String) -> Member {
-        Member { address, idle: Mutex::new(Vec::new()) }
+    /// A member at `address` (`host:port`), over TLS when `tls` is given; nothing is opened
+    /// yet.
+    pub(crate) fn new(address: String, tls: Option<Tls>) -> Member {
+        Member { address, tls, idle: Mutex::new(Vec::new()) }
     }
 
-    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<SendRequest<Full<Bytes>>>> {
+    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<Connection>> {
         self.idle.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -59,11 +92,15 @@ impl Member {
         timeout: Duration,
     ) -> Result<Answer, Failure> {
         let exchange = async {
-            let mut sender = self.sender(connect_timeout).await?;
-            let response = sender.send_request(request.build(&self.address)).await.map_err(lost)?;
+            let mut connection = self.connection(connect_timeout).await?;
+            let response = connection
+                .send(request.build(&self.address))
+                .await
+                .map_err(|err| self.lost(err))?;
             let status = response.status().as_u16();
-            let body = response.into_body().collect().await.map_err(lost)?.to_bytes();
-            self.give_back(sender);
+            let body =
+                response.into_body().collect().await.map_err(|err| self.lost(err))?.to_bytes();
+            self.give_back(connection);
             Ok(Answer { status, body })
         };
         tokio::time::timeout(timeout, exchange).await.unwrap_or(Err(Failure::TimedOut))
@@ -78,56 +115,79 @@ impl Member {
         timeout: Duration,
     ) -> Result<Response<Incoming>, Failure> {
         let opening = async {
-            let mut sender = self.connect(connect_timeout).await?;
-            sender.send_request(request.build(&self.address)).await.map_err(lost)
+            let mut connection = self.connect(connect_timeout).await?;
+            connection.send(request.build(&self.address)).await.map_err(|err| self.lost(err))
         };
         tokio::time::timeout(timeout, opening).await.unwrap_or(Err(Failure::TimedOut))
     }
 
     /// An idle connection that is still open, or a new one.
-    async fn sender(&self, connect_timeout: Duration) -> Result<SendRequest<Full<Bytes>>, Failure> {
+    async fn connection(&self, connect_timeout: Duration) -> Result<Connection, Failure> {
         loop {
-            let Some(sender) = self.idle().pop() else {
+            let Some(connection) = self.idle().pop() else {
                 return self.connect(connect_timeout).await;
             };
-            if sender.is_ready() {
-                return Ok(sender);
+            if connection.sender.is_ready() {
+                return Ok(connection);
             }
         }
     }
 
-    fn give_back(&self, sender: SendRequest<Full<Bytes>>) {
+    fn give_back(&self, connection: Connection) {
         let mut idle = self.idle();
-        if sender.is_ready() && idle.len() < MAX_IDLE {
-            idle.push(sender);
+        if connection.sender.is_ready() && idle.len() < MAX_IDLE {
+            idle.push(connection);
         }
     }
 
-    async fn connect(&self, timeout: Duration) -> Result<SendRequest<Full<Bytes>>, Failure> {
+    async fn connect(&self, timeout: Duration) -> Result<Connection, Failure> {
         let unreachable = |why: String| Failure::Unreachable(format!("{}: {why}", self.address));
         let opening = async {
             let stream = TcpStream::connect(&self.address)
                 .await
                 .map_err(|err| unreachable(err.to_string()))?;
             let _ = stream.set_nodelay(true);
-            let (sender, connection) = http1::handshake(TokioIo::new(stream))
-                .await
-                .map_err(|err| unreachable(err.to_string()))?;
-            tokio::spawn(async move {
-                if let Err(err) = connection.await {
-                    tracing::debug!(%err, "an etcd connection closed");
+            let started = match &self.tls {
+                None => start(TokioIo::new(stream)).await,
+                Some(tls) => {
+                    let stream = tls.handshake(&self.address, stream).await.map_err(unreachable)?;
+                    start(TokioIo::new(stream)).await
                 }
-            });
-            Ok(sender)
+            };
+            started.map_err(|err| unreachable(err.to_string()))
         };
         tokio::time::timeout(timeout, opening)
             .await
             .unwrap_or_else(|_| Err(unreachable(format!("no connection within {timeout:?}"))))
     }
+
+    /// The failure of a request that was sent: lost, unless the member refused the TLS
+    /// handshake over the client's certificate, which TLS 1.3 reports only with the answer.
+    fn lost(&self, err: hyper::Error) -> Failure {
+        match self.tls.as_ref().and_then(|tls| tls.explain(&err)) {
+            Some(why) if tls::is_client_refused(&err) => {
+                Failure::Unreachable(format!("{}: {why}", self.address))
+            }
+            Some(why) => Failure::Lost(why),
+            None => Failure::Lost(err.to_string()),
+        }
+    }
 }
 
-fn lost(err: hyper::Error) -> Failure {
-    Failure::Lost(err.to_string())
+/// Starts HTTP/1.1 on an open connection; the connection runs on its own task.
+async fn start<T>(io: T) -> Result<Connection, hyper::Error>
+where
+    T: Read + Write + Unpin + Send + 'static,
+{
+    let (sender, connection) = http1::handshake(io).await?;
+    let task = tokio::spawn(async move {
+        let ended = connection.await;
+        if let Err(err) = &ended {
+            tracing::debug!(%err, "an etcd connection closed");
+        }
+        ended
+    });
+    Ok(Connection { sender, task })
 }
 
 /// A request to send: `GET` without a body, or `POST` with a JSON one.

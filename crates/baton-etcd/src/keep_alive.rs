@@ -23,6 +23,7 @@ use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::grpc;
+use crate::tls::Tls;
 use crate::wire::LeaseAnswer;
 
 /// Why a stream ended, or could not be opened.
@@ -55,9 +56,11 @@ struct State {
 }
 
 impl KeepAliveStream {
-    /// Opens a stream to the member at `address`, authenticated with `token` if given.
+    /// Opens a stream to the member at `address`, over TLS with `tls` if given, authenticated
+    /// with `token` if given.
     pub(crate) async fn open(
         address: &str,
+        tls: Option<&Tls>,
         token: Option<&str>,
         connect_timeout: Duration,
     ) -> Result<Arc<KeepAliveStream>, StreamError> {
@@ -66,22 +69,23 @@ impl KeepAliveStream {
             let tcp =
                 TcpStream::connect(address).await.map_err(|err| unreachable(err.to_string()))?;
             let _ = tcp.set_nodelay(true);
-            http2::handshake(TokioExecutor::new(), TokioIo::new(tcp))
-                .await
-                .map_err(|err| unreachable(err.to_string()))
+            let started = match tls {
+                None => start(TokioIo::new(tcp)).await,
+                Some(tls) => {
+                    let stream = tls.handshake_h2(address, tcp).await.map_err(unreachable)?;
+                    start(TokioIo::new(stream)).await
+                }
+            };
+            started.map_err(|err| unreachable(err.to_string()))
         };
-        let (mut sender, connection) =
+        let mut sender =
             tokio::time::timeout(connect_timeout, connecting).await.unwrap_or_else(|_| {
                 Err(unreachable(format!("no connection within {connect_timeout:?}")))
             })?;
-        tokio::spawn(async move {
-            if let Err(err) = connection.await {
-                tracing::debug!(%err, "an etcd keep-alive connection closed");
-            }
-        });
         let (outgoing, messages) = mpsc::unbounded_channel();
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let mut request =
-            hyper::Request::post(format!("http://{address}{}", grpc::KEEP_ALIVE_PATH))
+            hyper::Request::post(format!("{scheme}://{address}{}", grpc::KEEP_ALIVE_PATH))
                 .header(hyper::header::CONTENT_TYPE, "application/grpc")
                 .header(hyper::header::TE, "trailers");
         if let Some(token) = token {
@@ -233,6 +237,20 @@ impl KeepAliveStream {
             let _ = waiter.send(Err(why.clone()));
         }
     }
+}
+
+/// Starts HTTP/2 on an open connection; the connection runs on its own task.
+async fn start<T>(io: T) -> Result<http2::SendRequest<Messages>, hyper::Error>
+where
+    T: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (sender, connection) = http2::handshake(TokioExecutor::new(), io).await?;
+    tokio::spawn(async move {
+        if let Err(err) = connection.await {
+            tracing::debug!(%err, "an etcd keep-alive connection closed");
+        }
+    });
+    Ok(sender)
 }
 
 /// The gRPC status in `headers` (or trailers), if it is not OK.

@@ -13,12 +13,14 @@ mod keys;
 mod lease;
 mod options;
 mod pending;
+mod probe;
 mod reads;
 mod record;
 mod release;
 mod renew;
 mod sessions;
 mod store;
+mod tls;
 mod url;
 mod wire;
 

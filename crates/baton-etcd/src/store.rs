@@ -48,12 +48,13 @@ impl std::fmt::Debug for EtcdLeaseStore {
 }
 
 impl EtcdLeaseStore {
-    /// Connects to `etcd://[user:password@]host:port[,host:port…]` with default
-    /// [`EtcdOptions`].
+    /// Connects to `etcd://[user:password@]host:port[,host:port…]`, or over TLS to
+    /// `etcds://…[?ca=PATH&cert=PATH&key=PATH]`, with default [`EtcdOptions`].
     ///
-    /// Fails with one line, the password masked, if the URL is malformed, no member can be
-    /// reached, the server is not etcd 3.4 or later, or it refuses the credentials or reads
-    /// under `baton/`. Nothing is written.
+    /// Fails with one line, the password masked, if the URL is malformed or names TLS files
+    /// that cannot be read, no member can be reached (a TLS handshake that fails says why), a
+    /// member serves TLS only to an `etcd://` URL, the server is not etcd 3.4 or later, or it
+    /// refuses the credentials or reads under `baton/`. Nothing is written.
     pub async fn connect(url: &str) -> Result<EtcdLeaseStore> {
         EtcdLeaseStore::connect_with(url, EtcdOptions::default()).await
     }

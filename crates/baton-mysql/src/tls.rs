@@ -2,7 +2,7 @@
 //! connecting, and handshake failures explained on one line.
 
 use baton_core::echo::quoted;
-use baton_core::tls::{TlsVocabulary, key_pair, readable};
+use baton_core::tls::{HostCheck, TlsVocabulary, key_pair, readable};
 use sqlx::mysql::{MySqlConnectOptions, MySqlSslMode};
 
 /// The TLS parameters understood.
@@ -10,8 +10,13 @@ pub(crate) const PARAMETERS: [&str; 4] = ["ssl-mode", "ssl-ca", "ssl-cert", "ssl
 /// The `ssl-mode` values accepted (in any case), for messages.
 const MODES: &str = "DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY";
 /// How handshake failures name the parameters.
-const VOCABULARY: TlsVocabulary =
-    TlsVocabulary { ca: "ssl-ca", verify_host: "ssl-mode=VERIFY_IDENTITY", verify_ca: "VERIFY_CA" };
+const VOCABULARY: TlsVocabulary = TlsVocabulary {
+    ca: "ssl-ca",
+    host_check: HostCheck::Optional {
+        verify_host: "ssl-mode=VERIFY_IDENTITY",
+        verify_ca: "VERIFY_CA",
+    },
+};
 
 /// The TLS parameters of a URL, checked.
 #[derive(Debug, Default)]

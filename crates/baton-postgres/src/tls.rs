@@ -1,7 +1,7 @@
 //! TLS to PostgreSQL: the URL's `sslmode`, `sslrootcert`, `sslcert` and `sslkey`, checked before
 //! connecting, and handshake failures explained on one line.
 
-use baton_core::tls::{TlsVocabulary, key_pair};
+use baton_core::tls::{HostCheck, TlsVocabulary, key_pair};
 use sqlx::postgres::{PgConnectOptions, PgSslMode};
 use url::Url;
 
@@ -10,8 +10,10 @@ const MODES: &str = "disable, prefer, require, verify-ca or verify-full";
 /// The TLS parameters understood, for messages.
 const PARAMETERS: &str = "sslmode, sslrootcert, sslcert and sslkey";
 /// How handshake failures name the parameters.
-const VOCABULARY: TlsVocabulary =
-    TlsVocabulary { ca: "sslrootcert", verify_host: "sslmode=verify-full", verify_ca: "verify-ca" };
+const VOCABULARY: TlsVocabulary = TlsVocabulary {
+    ca: "sslrootcert",
+    host_check: HostCheck::Optional { verify_host: "sslmode=verify-full", verify_ca: "verify-ca" },
+};
 
 /// The TLS parameters of a URL, checked.
 #[derive(Debug, Default)]

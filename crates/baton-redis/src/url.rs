@@ -2,23 +2,21 @@
 //! describing it and its errors without the password.
 
 use baton_core::echo::quoted;
+use baton_core::tls::TlsOptions;
 use baton_core::url::{redact, single_line};
 use baton_core::{Error, Result};
 use redis::{
     Client, ClientTlsConfig, ConnectionAddr, ConnectionInfo, IntoConnectionInfo, RedisResult,
     TlsCertificates,
 };
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 const EXPECTED: &str = "expected redis[s]://[user:password@]host:port[/db][?tls-options] or \
                         redis[s]+sentinel://[user:password@]host:port[,host:port…]/master[/db]\
                         [?tls-options]";
 
-/// The query parameters a TLS URL accepts.
-const TLS_OPTIONS: &str = "ca=PATH (a PEM file of the certificates to trust instead of the \
-                           system's), cert=PATH and key=PATH (a client certificate and its key, \
-                           PEM)";
+/// How a TLS URL takes its certificate files.
+const TLS_OPTIONS: TlsOptions =
+    TlsOptions { schemes: "rediss:// or rediss+sentinel://", default_roots: "the system's" };
 
 /// The port of a Sentinel when the URL gives none.
 const SENTINEL_PORT: u16 = 26379;
@@ -136,66 +134,21 @@ pub(crate) fn parse(url: &str) -> Result<Target> {
     Ok(target)
 }
 
-/// Reads the TLS options of the query: `ca`, `cert` and `key`, files read at once. A query
-/// without TLS, an unknown option and unreadable or empty files are refused.
+/// Reads the TLS options of the query (`ca`, `cert` and `key`, files read at once) as redis-rs
+/// takes them. A query without TLS, an unknown option and unreadable or empty files are refused.
 fn certificates(
     query: Option<&str>,
     tls: bool,
     invalid: &dyn Fn(&str) -> Error,
 ) -> Result<Option<TlsCertificates>> {
-    let (mut ca, mut cert, mut key) = (None, None, None);
-    for pair in query.into_iter().flat_map(|query| query.split('&')) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let slot = match name {
-            "ca" => &mut ca,
-            "cert" => &mut cert,
-            "key" => &mut key,
-            other => {
-                return Err(invalid(&format!(
-                    "unknown option {other:?}: accepted are {TLS_OPTIONS}"
-                )));
-            }
-        };
-        if !tls {
-            return Err(invalid(&format!(
-                "{name}= needs TLS: use rediss:// or rediss+sentinel://"
-            )));
-        }
-        if value.is_empty() {
-            return Err(invalid(&format!("{name}= needs a path: accepted are {TLS_OPTIONS}")));
-        }
-        *slot = Some(value);
-    }
-    if !tls {
-        return Ok(None);
-    }
-    let read = |name: &str, path: &str| {
-        std::fs::read(path).map_err(|err| invalid(&format!("cannot read {name}={path}: {err}")))
-    };
-    let certificates_in = |name: &str, path: &str| -> Result<Vec<u8>> {
-        let pem = read(name, path)?;
-        let found =
-            CertificateDer::pem_slice_iter(&pem).collect::<std::result::Result<Vec<_>, _>>();
-        match found {
-            Ok(found) if !found.is_empty() => Ok(pem),
-            Ok(_) => Err(invalid(&format!("{name}={path} holds no PEM certificate"))),
-            Err(err) => Err(invalid(&format!("{name}={path} is not valid PEM: {err}"))),
-        }
-    };
-    let root_cert = ca.map(|path| certificates_in("ca", path)).transpose()?;
-    let client_tls = match (cert, key) {
-        (None, None) => None,
-        (Some(cert), Some(key)) => {
-            let client_cert = certificates_in("cert", cert)?;
-            let client_key = read("key", key)?;
-            if let Err(err) = PrivateKeyDer::from_pem_slice(&client_key) {
-                return Err(invalid(&format!("key={key} holds no PEM private key: {err}")));
-            }
-            Some(ClientTlsConfig { client_cert, client_key })
-        }
-        _ => return Err(invalid("cert= and key= go together: give both or neither")),
-    };
-    Ok(Some(TlsCertificates { client_tls, root_cert }))
+    let files = TLS_OPTIONS.read(query, tls).map_err(|err| invalid(&err.to_string()))?;
+    Ok(files.map(|files| TlsCertificates {
+        client_tls: files.client.map(|client| ClientTlsConfig {
+            client_cert: client.cert.pem().to_vec(),
+            client_key: client.key.pem().to_vec(),
+        }),
+        root_cert: files.ca.map(|ca| ca.pem().to_vec()),
+    }))
 }
 
 /// Parses the part after `redis://` or `rediss://`: `[user:password@]host:port[/db]`.

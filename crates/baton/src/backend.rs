@@ -84,7 +84,7 @@ pub fn url_kind(url: &str) -> Result<UrlKind> {
         #[cfg(feature = "zookeeper")]
         "zk" => Ok(UrlKind::LeasesOnly),
         #[cfg(feature = "etcd")]
-        "etcd" => Ok(UrlKind::LeasesOnly),
+        "etcd" | "etcds" => Ok(UrlKind::LeasesOnly),
         _ => Err(unknown_scheme(url)),
     }
 }
@@ -158,7 +158,7 @@ fn unknown_scheme(url: &str) -> Error {
     let lease_only = [
         (cfg!(feature = "redis"), "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER"),
         (cfg!(feature = "zookeeper"), "zk://HOST:PORT[,…][/CHROOT]"),
-        (cfg!(feature = "etcd"), "etcd://HOST:PORT[,HOST:PORT…]"),
+        (cfg!(feature = "etcd"), "etcd[s]://HOST:PORT[,HOST:PORT…]"),
     ]
     .into_iter()
     .filter_map(|(built, form)| built.then_some(form))
@@ -176,7 +176,8 @@ fn unknown_scheme(url: &str) -> Error {
 
 /// Opens only the lease store named by `url`: any scheme [`connect`] accepts, and the lease-only
 /// stores (`redis://…`, `rediss://…`, `redis+sentinel://…` and `rediss+sentinel://…` with the
-/// `redis` feature, `etcd://…` with the `etcd` feature, `zk://…` with the `zookeeper` feature).
+/// `redis` feature, `etcd://…` and `etcds://…` with the `etcd` feature, `zk://…` with the
+/// `zookeeper` feature).
 ///
 /// Opening does not change the store; a SQL store still needs [`Backend::migrate`] once.
 pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
@@ -193,7 +194,7 @@ async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)>
         #[cfg(feature = "zookeeper")]
         "zk" => Ok((Arc::new(baton_zookeeper::ZkLeaseStore::connect(url).await?), None)),
         #[cfg(feature = "etcd")]
-        "etcd" => Ok((Arc::new(baton_etcd::EtcdLeaseStore::connect(url).await?), None)),
+        "etcd" | "etcds" => Ok((Arc::new(baton_etcd::EtcdLeaseStore::connect(url).await?), None)),
         _ => {
             let mut backend = connect(url).await?;
             Ok((backend.leases, backend.schemas.pop()))

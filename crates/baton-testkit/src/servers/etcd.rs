@@ -1,5 +1,6 @@
 //! Throwaway etcd servers started from `etcd` on the PATH: one member, or a cluster of three,
-//! each on free loopback ports (client and peer) in its own temporary directory.
+//! each on free loopback ports (client and peer) in its own temporary directory. A single member
+//! can also serve its clients TLS only.
 //!
 //! Members use a heartbeat of 25 ms and an election timeout of 250 ms, so that a leader is
 //! elected again within about half a second and the shortest lease etcd grants is 1 s (with
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::process::{ServerProcess, free_port};
 use super::spec::{ServerSpec, tcp_accepts};
+use super::tls::ServerTls;
 
 const NOT_FOUND: &str = "etcd not found on the PATH: install the etcd-server package \
                          (scripts/test does this when run as root)";
@@ -28,13 +30,19 @@ const ELECTION_PATIENCE: Duration = Duration::from_secs(30);
 /// the member and removes the directory; a restart keeps its data.
 pub struct EtcdServer {
     process: ServerProcess,
+    /// The plain port that answers `/health`: the client port, or for a member serving TLS its
+    /// metrics port.
+    health_port: u16,
+    tls: bool,
 }
 
-/// How a member joins its cluster.
+/// How a member joins its cluster and serves its clients.
 struct Membership {
     name: String,
     peer_port: u16,
     initial_cluster: String,
+    /// Serve clients TLS only, with a plain metrics listener on this port for `/health`.
+    tls: Option<(ServerTls, u16)>,
 }
 
 impl EtcdServer {
@@ -44,17 +52,47 @@ impl EtcdServer {
         let peer_port = free_port();
         let name = "m0".to_string();
         let initial_cluster = format!("{name}=http://127.0.0.1:{peer_port}");
-        let server = EtcdServer::launch(Membership { name, peer_port, initial_cluster }, true);
+        let membership = Membership { name, peer_port, initial_cluster, tls: None };
+        let server = EtcdServer::launch(membership, true);
+        server.wait_healthy();
+        server
+    }
+
+    /// Starts a one-member cluster serving its clients TLS only with `tls`'s certificate (for
+    /// 127.0.0.1 or not, as the test needs); with a client CA, every client must present a
+    /// certificate it signed (`--client-cert-auth`). Its health is read on a plain metrics
+    /// listener; [`status`](Self::status), [`enable_auth`](Self::enable_auth) and
+    /// [`delete_prefix`](Self::delete_prefix) need a plain member.
+    pub fn start_tls(tls: ServerTls) -> EtcdServer {
+        let peer_port = free_port();
+        let name = "m0".to_string();
+        let initial_cluster = format!("{name}=http://127.0.0.1:{peer_port}");
+        let membership =
+            Membership { name, peer_port, initial_cluster, tls: Some((tls, free_port())) };
+        let server = EtcdServer::launch(membership, true);
         server.wait_healthy();
         server
     }
 
     fn launch(membership: Membership, probe_health: bool) -> EtcdServer {
         let binary = binary();
+        let metrics_port = membership.tls.as_ref().map(|(_, port)| *port);
+        let files = membership.tls.as_ref().map(|(tls, _)| tls.clone());
         let spec = ServerSpec::new("etcd", move |dir, port| {
-            let client = format!("http://127.0.0.1:{port}");
+            let scheme = if membership.tls.is_some() { "https" } else { "http" };
+            let client = format!("{scheme}://127.0.0.1:{port}");
             let peer = format!("http://127.0.0.1:{}", membership.peer_port);
             let mut command = Command::new(&binary);
+            if let Some((tls, metrics_port)) = &membership.tls {
+                command.arg("--cert-file").arg(dir.join(ServerTls::CERT));
+                command.arg("--key-file").arg(dir.join(ServerTls::KEY));
+                if tls.client_ca_pem.is_some() {
+                    command.arg("--client-cert-auth");
+                    command.arg("--trusted-ca-file").arg(dir.join(ServerTls::CLIENT_CA));
+                }
+                command
+                    .args(["--listen-metrics-urls", &format!("http://127.0.0.1:{metrics_port}")]);
+            }
             command
                 .args(["--name", &membership.name])
                 .arg("--data-dir")
@@ -71,15 +109,23 @@ impl EtcdServer {
         // A member of a larger cluster serves only once a quorum runs: until then, listening
         // is all it shows.
         let spec = match probe_health {
-            true => spec.probe(|probe| healthy(probe.port)),
+            true => spec.probe(move |probe| healthy(metrics_port.unwrap_or(probe.port))),
             false => spec.probe(|probe| tcp_accepts(probe.port)),
         };
-        EtcdServer { process: ServerProcess::start(spec) }
+        let spec = match files {
+            Some(tls) => spec.prepare(move |dir| tls.write_files(dir, None)),
+            None => spec,
+        };
+        let process = ServerProcess::start(spec);
+        let health_port = metrics_port.unwrap_or(process.port());
+        EtcdServer { process, health_port, tls: metrics_port.is_some() }
     }
 
-    /// The store URL, such as `etcd://127.0.0.1:40123`.
+    /// The store URL, such as `etcd://127.0.0.1:40123` (`etcds://…` for a member serving TLS,
+    /// without TLS options).
     pub fn url(&self) -> String {
-        format!("etcd://127.0.0.1:{}", self.port())
+        let scheme = if self.tls { "etcds" } else { "etcd" };
+        format!("{scheme}://127.0.0.1:{}", self.port())
     }
 
     /// The client port, the same across restarts.
@@ -96,7 +142,7 @@ impl EtcdServer {
     /// Waits until the member reports itself healthy (it has a leader and serves).
     pub fn wait_healthy(&self) {
         let deadline = Instant::now() + ELECTION_PATIENCE;
-        while !healthy(self.port()) {
+        while !healthy(self.health_port) {
             assert!(Instant::now() < deadline, "etcd on port {} never became healthy", self.port());
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -163,6 +209,7 @@ impl EtcdCluster {
                     name: format!("m{i}"),
                     peer_port: *peer_port,
                     initial_cluster: initial_cluster.clone(),
+                    tls: None,
                 };
                 EtcdServer::launch(membership, false)
             })

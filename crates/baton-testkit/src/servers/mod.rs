@@ -2,11 +2,11 @@
 //! port in a temporary directory, and cleaned up when dropped (even when a test panics).
 //!
 //! [`ServerProcess`] is the generic part; a server kind adds only its command line and
-//! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`] and
-//! [`RedisServer`] and [`EtcdServer`] do. PostgreSQL and Redis can also listen on the IPv6 loopback address, and
-//! all three can serve TLS. [`SentinelTopology`] puts a Redis master, its replica and sentinels
-//! together; [`ZookeeperServer`] and [`ZookeeperEnsemble`] run ZooKeeper standalone or as
-//! three members.
+//! readiness probe in a [`ServerSpec`], as [`PostgresServer`], [`MariadbServer`],
+//! [`RedisServer`] and [`EtcdServer`] do. PostgreSQL and Redis can also listen on the IPv6
+//! loopback address; all four can serve TLS. [`SentinelTopology`] puts a Redis master, its
+//! replica and sentinels together; [`ZookeeperServer`] and [`ZookeeperEnsemble`] run ZooKeeper
+//! standalone or as three members.
 
 mod etcd;
 mod family;

@@ -1,0 +1,209 @@
+//! TLS to the members of an `etcds://` URL: rustls on ring, the server's certificate checked
+//! against the `ca` file or the public CAs built in (Mozilla's list) and always for the
+//! member's host, an optional client certificate, and handshake failures explained on one line.
+
+use std::sync::Arc;
+
+use baton_core::tls::{HostCheck, TlsFiles, TlsOptions, TlsVocabulary, rustls_error};
+use rustls::pki_types::ServerName;
+use rustls::{AlertDescription, ClientConfig, RootCertStore};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+
+/// How an `etcds://` URL takes its certificate files.
+pub(crate) const OPTIONS: TlsOptions =
+    TlsOptions { schemes: "etcds://", default_roots: "the public CAs built in (Mozilla's list)" };
+
+/// How handshake failures name the URL's settings: the host name is always checked.
+const VOCABULARY: TlsVocabulary =
+    TlsVocabulary { ca: "ca=", host_check: HostCheck::Always { scheme: "etcds://" } };
+
+/// The rustls settings of every connection to the members of an `etcds://` URL.
+#[derive(Clone)]
+pub(crate) struct Tls {
+    /// For the JSON gateway's HTTP/1.1 connections.
+    connector: TlsConnector,
+    /// For the keep-alive stream's HTTP/2 connection: the same settings, offering ALPN `h2`.
+    h2: TlsConnector,
+    /// Whether the URL gives a client certificate.
+    client_certificate: bool,
+}
+
+impl std::fmt::Debug for Tls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tls").finish_non_exhaustive()
+    }
+}
+
+impl Tls {
+    /// The settings for `files`: their CA certificates to trust, or the built-in ones, and
+    /// their client certificate if given. The error is one line naming the option.
+    pub(crate) fn new(files: TlsFiles) -> Result<Tls, String> {
+        let roots = match &files.ca {
+            Some(ca) => {
+                let mut roots = RootCertStore::empty();
+                let (added, _) = roots.add_parsable_certificates(ca.certificates().to_vec());
+                if added == 0 {
+                    return Err("ca= holds no certificate usable as a trusted CA".to_string());
+                }
+                roots
+            }
+            None => webpki_roots::TLS_SERVER_ROOTS.iter().cloned().collect(),
+        };
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let builder = ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|err| format!("TLS: {err}"))?
+            .with_root_certificates(roots);
+        let client_certificate = files.client.is_some();
+        let config = match files.client {
+            None => builder.with_no_client_auth(),
+            Some(client) => builder
+                .with_client_auth_cert(client.cert.certificates().to_vec(), client.key.key())
+                .map_err(|err| format!("cert= and key= cannot be used: {err}"))?,
+        };
+        let mut h2 = config.clone();
+        h2.alpn_protocols = vec![b"h2".to_vec()];
+        Ok(Tls {
+            connector: TlsConnector::from(Arc::new(config)),
+            h2: TlsConnector::from(Arc::new(h2)),
+            client_certificate,
+        })
+    }
+
+    /// The TLS handshake over `stream` with the member at `address` (`host:port`), whose
+    /// certificate must name `host`; the error explains the failure on one line.
+    pub(crate) async fn handshake(
+        &self,
+        address: &str,
+        stream: TcpStream,
+    ) -> Result<TlsStream<TcpStream>, String> {
+        self.handshake_with(&self.connector, address, stream).await
+    }
+
+    /// The handshake of [`Tls::handshake`] offering HTTP/2 (ALPN `h2`), which etcd's gRPC
+    /// service needs over TLS.
+    pub(crate) async fn handshake_h2(
+        &self,
+        address: &str,
+        stream: TcpStream,
+    ) -> Result<TlsStream<TcpStream>, String> {
+        self.handshake_with(&self.h2, address, stream).await
+    }
+
+    async fn handshake_with(
+        &self,
+        connector: &TlsConnector,
+        address: &str,
+        stream: TcpStream,
+    ) -> Result<TlsStream<TcpStream>, String> {
+        let name = server_name(address)?;
+        connector.connect(name, stream).await.map_err(|err| match self.explain(&err) {
+            Some(explained) => explained,
+            // A plain etcd closes the connection on a handshake it cannot read.
+            None if err.kind() == std::io::ErrorKind::UnexpectedEof => {
+                "TLS handshake failed: the member closed the connection without answering in \
+                 TLS, as a plain listener does (use etcd:// for one)"
+                    .to_string()
+            }
+            None => format!("TLS handshake failed: {err}"),
+        })
+    }
+
+    /// A TLS failure in `err` or its sources explained on one line, or `None` when `err` is not
+    /// about TLS: the member answering without TLS, demanding a client certificate or refusing
+    /// the one given, or (as [`TlsVocabulary::explain`] says) presenting a certificate that is
+    /// not trusted.
+    pub(crate) fn explain(&self, err: &(dyn std::error::Error + 'static)) -> Option<String> {
+        let explained = match (client_refusal(err), rustls_error(err)?) {
+            // Which alert refuses a missing certificate depends on the server's TLS library.
+            (Some(_), _) if !self.client_certificate => {
+                "the member demands a client certificate: give cert=PATH&key=PATH".to_string()
+            }
+            (Some(alert), _) => format!(
+                "the member refused the client certificate ({alert:?}): give cert= and key= of \
+                 a certificate signed by a CA in its --trusted-ca-file"
+            ),
+            (None, rustls::Error::InvalidMessage(_)) => {
+                "the member answered without TLS (use etcd:// for a plain listener)".to_string()
+            }
+            (None, _) => return VOCABULARY.explain(err),
+        };
+        Some(format!("TLS handshake failed: {explained}"))
+    }
+}
+
+/// The name a member's certificate must hold: the host of `address` (`host:port`, or
+/// `[address]:port` for IPv6), a DNS name or an IP address.
+pub(crate) fn server_name(address: &str) -> Result<ServerName<'static>, String> {
+    let host = match address.strip_prefix('[') {
+        Some(bracketed) => bracketed.split_once(']').map_or(bracketed, |(host, _)| host),
+        None => address.rsplit_once(':').map_or(address, |(host, _)| host),
+    };
+    ServerName::try_from(host.to_string()).map_err(|_| {
+        format!(
+            "host {} is neither a DNS name nor an IP address, so TLS cannot check it",
+            baton_core::echo::quoted(host)
+        )
+    })
+}
+
+/// Whether `err` is the member refusing the TLS handshake over the client's certificate: with
+/// TLS 1.3 that refusal arrives with the first answer, yet the request was never served.
+pub(crate) fn is_client_refused(err: &(dyn std::error::Error + 'static)) -> bool {
+    client_refusal(err).is_some()
+}
+
+/// The alert with which the member refused the client's certificate, if `err` holds one.
+fn client_refusal(err: &(dyn std::error::Error + 'static)) -> Option<AlertDescription> {
+    use AlertDescription::{
+        AccessDenied, BadCertificate, CertificateRequired, CertificateUnknown, UnknownCA,
+        UnsupportedCertificate,
+    };
+    match rustls_error(err)? {
+        rustls::Error::AlertReceived(
+            alert @ (CertificateRequired
+            | BadCertificate
+            | UnsupportedCertificate
+            | CertificateUnknown
+            | UnknownCA
+            | AccessDenied),
+        ) => Some(*alert),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_name_is_the_members_host() {
+        let name = |address| server_name(address).map(|name| name.to_str().into_owned());
+        assert_eq!(name("etcd-1.internal:2379").unwrap(), "etcd-1.internal");
+        assert_eq!(name("10.0.0.1:2379").unwrap(), "10.0.0.1");
+        assert_eq!(name("[::1]:2379").unwrap(), "::1");
+        assert!(name("bad_host!:2379").unwrap_err().contains("\"bad_host!\""));
+    }
+
+    #[test]
+    fn refusals_of_the_client_certificate_are_explained() {
+        let files = TlsFiles { ca: None, client: None };
+        let mut tls = Tls::new(files).unwrap();
+        let io =
+            std::io::Error::other(rustls::Error::AlertReceived(AlertDescription::BadCertificate));
+        assert!(is_client_refused(&io));
+        assert_eq!(
+            tls.explain(&io).unwrap(),
+            "TLS handshake failed: the member demands a client certificate: give \
+             cert=PATH&key=PATH"
+        );
+        tls.client_certificate = true;
+        assert!(tls.explain(&io).unwrap().contains("refused the client certificate"));
+        let plain = rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType);
+        assert!(tls.explain(&plain).unwrap().contains("use etcd://"));
+        assert!(!is_client_refused(&plain));
+        assert_eq!(tls.explain(&std::io::Error::other("reset")), None);
+    }
+}
