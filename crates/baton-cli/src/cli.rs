@@ -40,7 +40,7 @@ pub struct BackendArg {
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// Keep leases in this store instead (such as redis://HOST:PORT,
-    /// redis+sentinel://HOST:PORT,…/MASTER, etcd[s]://HOST:PORT[,HOST:PORT…] or
+    /// redis+sentinel://HOST:PORT,…/MASTER, etcd[s]://HOST:PORT[,…] or
     /// zk://HOST:PORT[,…][/CHROOT]), the rest in
     /// --backend.
     #[arg(long, env = "BATON_LEASE_BACKEND", value_name = "URL")]

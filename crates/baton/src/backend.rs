@@ -158,7 +158,7 @@ fn unknown_scheme(url: &str) -> Error {
     let lease_only = [
         (cfg!(feature = "redis"), "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER"),
         (cfg!(feature = "zookeeper"), "zk://HOST:PORT[,…][/CHROOT]"),
-        (cfg!(feature = "etcd"), "etcd[s]://HOST:PORT[,HOST:PORT…]"),
+        (cfg!(feature = "etcd"), "etcd[s]://HOST:PORT[,…]"),
     ]
     .into_iter()
     .filter_map(|(built, form)| built.then_some(form))
