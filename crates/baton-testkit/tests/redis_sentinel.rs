@@ -72,12 +72,20 @@ async fn acquire(store: &RedisLeaseStore, name: &LeaseName, holder: &HolderId) -
     }
 }
 
-/// Waits until the master has every write so far on its replica (`WAIT`).
+/// Waits until the master has every write so far on its replica. `WAIT` waits for the writes
+/// of its own connection only (a connection that wrote nothing returns at once), so it follows
+/// a write of a marker key on the same connection, which comes after every earlier write.
 async fn replicated(master: &RedisServer) {
+    let mut connection = raw(master).await;
+    let _: i64 = redis::cmd("INCR")
+        .arg("baton-test:replicated")
+        .query_async(&mut connection)
+        .await
+        .expect("write the marker");
     let acknowledged: i64 = redis::cmd("WAIT")
         .arg(1)
         .arg(PATIENCE.as_millis() as u64)
-        .query_async(&mut raw(master).await)
+        .query_async(&mut connection)
         .await
         .expect("WAIT");
     assert_eq!(acknowledged, 1, "the replica acknowledged every write");
