@@ -20,7 +20,7 @@ use baton_core::{Error, ErrorKind, Execution, ExecutionStatus, Job, JobName, Res
 use serde_json::json;
 use sqlx::MySqlConnection;
 
-use super::job_locks::{self, SideBySide};
+use super::definitions::{self, Lock};
 use super::rows::{self, ExecutionRow, job_name};
 use super::{Inner, check_batch, read_executions, server_now, tokens};
 use crate::error::query_error;
@@ -45,12 +45,7 @@ pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed>
     if next_due.is_none_or(|due| due > now.saturating_add(params.ahead)) {
         return Ok(Claimed { next_due, ..Claimed::at(now) });
     }
-    tx::transaction!(&inner.pool, &doing, |conn| claim_in(
-        conn,
-        &inner.side_by_side,
-        &params,
-        limit
-    ))
+    tx::transaction!(&inner.pool, &doing, |conn| claim_in(conn, &params, limit))
 }
 
 /// The earliest due instant of the claimed jobs' scheduled executions, and the server's time.
@@ -76,7 +71,6 @@ async fn next_due<'c>(
 /// One attempt of a claim, on its transaction.
 async fn claim_in(
     conn: &mut MySqlConnection,
-    side_by_side: &SideBySide,
     params: &ClaimParams,
     limit: u32,
 ) -> std::result::Result<Claimed, Failure> {
@@ -89,7 +83,8 @@ async fn claim_in(
         let Some(last) = chunk.last() else { break };
         after = (last.due_at.as_millis(), last.id);
         examined += chunk.len();
-        let jobs = side_by_side.lock(&mut *conn, chunk.iter().map(|e| &e.job)).await?;
+        let jobs =
+            definitions::named(&mut *conn, chunk.iter().map(|e| &e.job), Lock::Exclusive).await?;
         let claimed = match &mut claimed {
             Some(claimed) => claimed,
             None => claimed.insert(Claimed::at(server_now(conn).await?)),
@@ -153,8 +148,7 @@ struct States {
 }
 
 impl States {
-    /// Reads the running and waiting executions of the (locked) `jobs` whose claims decide on
-    /// them: all but those that allow overlap.
+    /// Reads the running and waiting executions of the (locked) `jobs`.
     async fn load(
         conn: &mut MySqlConnection,
         jobs: HashMap<JobName, Job>,
@@ -162,15 +156,10 @@ impl States {
         limit: u32,
     ) -> std::result::Result<States, Failure> {
         let mut states = States { jobs, running: HashMap::new(), waiting: HashMap::new() };
-        let names: Vec<&str> = states
-            .jobs
-            .values()
-            .filter(|job| !job_locks::allows_overlap(job))
-            .map(|job| job.name().as_str())
-            .collect();
-        if names.is_empty() {
+        if states.jobs.is_empty() {
             return Ok(states);
         }
+        let names: Vec<&str> = states.jobs.keys().map(JobName::as_str).collect();
         let mut running =
             sqlx::query_as(sqlx::AssertSqlSafe(with_list(EXECUTION_FIRST_RUNNING, names.len())));
         for name in &names {

@@ -34,7 +34,6 @@ mod definitions;
 mod finish;
 mod fires;
 mod history;
-mod job_locks;
 mod rows;
 mod tokens;
 
@@ -63,13 +62,11 @@ impl std::fmt::Debug for MysqlJobStore {
 struct Inner {
     pool: MySqlPool,
     bell: Bell,
-    /// Which jobs' rows claims lock shared.
-    side_by_side: job_locks::SideBySide,
 }
 
 impl MysqlJobStore {
     pub(crate) fn new(pool: MySqlPool, bell: Bell) -> Self {
-        MysqlJobStore { inner: Arc::new(Inner { pool, bell, side_by_side: Default::default() }) }
+        MysqlJobStore { inner: Arc::new(Inner { pool, bell }) }
     }
 }
 
