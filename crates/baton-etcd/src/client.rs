@@ -127,7 +127,7 @@ impl Client {
                     }
                     return Err(refusal.error(&self.endpoint(), action));
                 }
-                StreamError::Unreachable(why) | StreamError::Broken(why) => {
+                StreamError::Broken(why) => {
                     self.advance();
                     return Err(failure_error(&member, action, &Failure::Lost(why)));
                 }
@@ -154,11 +154,7 @@ impl Client {
             let connect_timeout = self.options.connect_timeout;
             match KeepAliveStream::open(address, tls, token.as_deref(), connect_timeout).await {
                 Ok(stream) => return Ok(open.insert(stream).clone()),
-                Err(StreamError::Unreachable(why)) => unreachable.push(why),
-                Err(other) => {
-                    let why = format!("{other:?}");
-                    return Err(failure_error(address, action, &Failure::Lost(why)));
-                }
+                Err(why) => unreachable.push(why),
             }
         }
         Err(self.none_reachable(action, &unreachable))

@@ -26,11 +26,9 @@ use crate::grpc;
 use crate::tls::Tls;
 use crate::wire::LeaseAnswer;
 
-/// Why a stream ended, or could not be opened.
+/// Why a stream ended.
 #[derive(Debug, Clone)]
 pub(crate) enum StreamError {
-    /// No connection could be opened: nothing was sent.
-    Unreachable(String),
     /// The member refused the stream with a gRPC status.
     Refused { code: i32, message: String },
     /// The stream had ended before the keep-alives were sent: nothing was sent.
@@ -57,14 +55,14 @@ struct State {
 
 impl KeepAliveStream {
     /// Opens a stream to the member at `address`, over TLS with `tls` if given, authenticated
-    /// with `token` if given.
+    /// with `token` if given; the error says why it could not be opened (nothing was sent).
     pub(crate) async fn open(
         address: &str,
         tls: Option<&Tls>,
         token: Option<&str>,
         connect_timeout: Duration,
-    ) -> Result<Arc<KeepAliveStream>, StreamError> {
-        let unreachable = |why: String| StreamError::Unreachable(format!("{address}: {why}"));
+    ) -> Result<Arc<KeepAliveStream>, String> {
+        let unreachable = |why: String| format!("{address}: {why}");
         let connecting = async {
             let tcp =
                 TcpStream::connect(address).await.map_err(|err| unreachable(err.to_string()))?;
@@ -92,7 +90,7 @@ impl KeepAliveStream {
             request = request.header("token", token);
         }
         let request =
-            request.body(Messages(messages)).map_err(|err| StreamError::Broken(err.to_string()))?;
+            request.body(Messages(messages)).map_err(|err| unreachable(err.to_string()))?;
         let stream = Arc::new(KeepAliveStream {
             address: address.to_string(),
             state: Mutex::new(State {

@@ -144,3 +144,22 @@ fn renewed(
     }
     Ok(renewed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lease_check_fits_the_operations_counted_for_it() {
+        let holder = HolderId::new("h").unwrap();
+        let name = LeaseName::new("l").unwrap();
+        let check = check(&holder, &name, FencingToken::from_store(7).unwrap(), 0);
+        let txn = &check["request_txn"];
+        let widest = ["compare", "success", "failure"]
+            .iter()
+            .map(|side| txn[side].as_array().map_or(0, Vec::len))
+            .max()
+            .unwrap();
+        assert_eq!(widest, OPS_PER_CHECK);
+    }
+}

@@ -18,7 +18,7 @@ use crate::error::ApiError;
 /// The largest request body accepted, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The longest request URI accepted, in bytes.
+/// The longest request target (path and query) accepted, in bytes.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
 
 /// The largest header section accepted, in bytes (each field counted as `name: value\r\n`).
@@ -36,7 +36,7 @@ pub(crate) const HEAD_FIELDS_PARSED: usize = 1024;
 /// Checks the head against the limits, then reads the body up to its limit (the declared
 /// length is checked first) and hands the request on.
 pub(crate) async fn limit_request(request: Request, next: Next) -> Result<Response, ApiError> {
-    let uri = request.uri().to_string().len();
+    let uri = request.uri().path_and_query().map_or(0, |target| target.as_str().len());
     if uri > MAX_URI_BYTES {
         return Err(ApiError::new(
             StatusCode::URI_TOO_LONG,
