@@ -11,7 +11,7 @@ use baton_core::{AcquireOutcome, AcquireParams, Error, ErrorKind, Lease, Result,
 use serde_json::Value;
 
 use crate::error::malformed;
-use crate::keys::LeaseKeys;
+use crate::keys::{self, LeaseKeys};
 use crate::record::{self, HistoryValue, RecordValue, State, encode, now_ms};
 use crate::release;
 use crate::sessions::whole_seconds;
@@ -32,6 +32,7 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
     release::retry_failed(inner, &params.holder).await;
     let (mut state, mut fresh) = (inner.remembered(name), false);
     for _ in 0..ATTEMPTS {
+        inner.complete(&mut state).await?;
         if fresh && state.is_held() {
             let lease = state.lease(name)?.ok_or_else(|| {
                 malformed(format!(
@@ -51,6 +52,7 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
             ttl_ms: ttl.as_millis() as u64,
             at,
             seq,
+            lease: id,
         };
         let entry = HistoryValue {
             holder: value.holder.clone(),
@@ -58,7 +60,7 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
             at,
             ended: ended.map(StoreTime::as_millis),
         };
-        let request = grant(inner, &keys, &state, &value, &entry, id);
+        let request = grant(inner, &params, &keys, &state, &value, &entry);
         // Kept alive with the transaction when the lease looks free, after it otherwise: a
         // refused attempt must not keep alive an etcd lease that may carry a term its holder
         // no longer knows of.
@@ -85,12 +87,12 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
             answer => answer?,
         };
         if !answer.succeeded {
-            (state, fresh) = (State::read(&answer, 0), true);
+            (state, fresh) = (State::read(&answer, 0, state.carrier().unwrap_or(0)), true);
             continue;
         }
         confirm_kept_alive(kept, id, &action)?;
         let revision = answer.header.revision;
-        inner.remember(name, granted_state(&state, &keys, &value, revision, id));
+        inner.remember(name, granted_state(&state, &keys, &value, revision));
         let lease = Lease {
             name: name.clone(),
             holder: Some(params.holder.clone()),
@@ -111,26 +113,31 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
 
 /// The transaction writing a new term if the lease's keys are as `state` saw them and the
 /// lease is not held; otherwise it reads them again.
+///
+/// `state` must hold the renewal of the etcd lease carrying its latest term: that renewal,
+/// compared too, is when the term ended if it expired.
 fn grant(
     inner: &Inner,
+    params: &AcquireParams,
     keys: &LeaseKeys,
     state: &State,
     value: &RecordValue,
     entry: &HistoryValue,
-    lease: i64,
 ) -> Value {
     let revision = |kv: &Option<KeyValue>| kv.as_ref().map_or(0, |kv| kv.mod_revision);
     let history = keys.history_entry(value.seq);
     let compare = vec![
         op::written_at(&keys.record, revision(&state.record)),
         op::created_at(&keys.holder, 0),
-        op::written_at(&keys.renewal, revision(&state.renewal)),
+        op::written_at(&keys::renewal(state.renewal_of), revision(&state.renewal)),
         op::written_at(&keys.release, revision(&state.release)),
         op::created_at(&history, 0),
     ];
+    let record = encode(value);
     let mut success = vec![
-        op::put(&keys.record, &encode(value), 0),
-        op::put(&keys.holder, value.holder.as_bytes(), lease),
+        op::put(&keys.record, &record, 0),
+        op::put(&keys.holder, value.holder.as_bytes(), value.lease),
+        op::put(&keys::held(&params.holder, value.lease, &params.name), &record, value.lease),
         op::put(&history, &encode(entry), 0),
     ];
     if let Some(dropped) =
@@ -138,17 +145,11 @@ fn grant(
     {
         success.push(op::delete(&keys.history_entry(dropped)));
     }
-    txn(compare, success, record::reads(keys))
+    txn(compare, success, record::reads(keys, state.carrier().unwrap_or(0)))
 }
 
 /// The state right after a grant at `revision`.
-fn granted_state(
-    before: &State,
-    keys: &LeaseKeys,
-    value: &RecordValue,
-    revision: i64,
-    lease: i64,
-) -> State {
+fn granted_state(before: &State, keys: &LeaseKeys, value: &RecordValue, revision: i64) -> State {
     let written = |key: &[u8], bytes: Vec<u8>, lease: i64| KeyValue {
         key: key.to_vec(),
         create_revision: revision,
@@ -158,7 +159,10 @@ fn granted_state(
     };
     State {
         record: Some(written(&keys.record, encode(value), 0)),
-        holder: Some(written(&keys.holder, value.holder.clone().into_bytes(), lease)),
+        holder: Some(written(&keys.holder, value.holder.clone().into_bytes(), value.lease)),
+        // Any renewal of the etcd lease so far was written before this term.
+        renewal: None,
+        renewal_of: value.lease,
         last_seq: value.seq,
         ..before.clone()
     }

@@ -25,9 +25,13 @@ pub(crate) struct RecordValue {
     pub(crate) at: i64,
     /// The acquisition's number in the lease's history.
     pub(crate) seq: u64,
+    /// The etcd lease that carries the term (0 in records written before it was recorded).
+    #[serde(default)]
+    pub(crate) lease: i64,
 }
 
-/// The value of a renewal or release key: when it happened and, for a release, how.
+/// The value of a renewal or release key: when it happened and, for a release, how. A renewal
+/// key records the last renewal of every lease its etcd lease carries.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct EventValue {
     pub(crate) at: i64,
@@ -67,18 +71,23 @@ pub(crate) fn now_ms() -> i64 {
 pub(crate) struct State {
     pub(crate) record: Option<KeyValue>,
     pub(crate) holder: Option<KeyValue>,
+    /// The renewal key of the etcd lease `renewal_of`: it counts only if that lease carries
+    /// the latest term.
     pub(crate) renewal: Option<KeyValue>,
+    /// The etcd lease whose renewal key was read (0: none).
+    pub(crate) renewal_of: i64,
     pub(crate) release: Option<KeyValue>,
     /// The sequence number of the newest history entry; 0 for none.
     pub(crate) last_seq: u64,
 }
 
-/// The ranges that read a [`State`], in the order [`State::read`] expects their answers.
-pub(crate) fn reads(keys: &LeaseKeys) -> Vec<Value> {
+/// The ranges that read a [`State`], in the order [`State::read`] expects their answers; the
+/// renewal read is that of the etcd lease `carrier` is expected to carry the term (0: none).
+pub(crate) fn reads(keys: &LeaseKeys, carrier: i64) -> Vec<Value> {
     vec![
         op::get(&keys.record),
         op::get(&keys.holder),
-        op::get(&keys.renewal),
+        op::get(&keys::renewal(carrier)),
         op::get(&keys.release),
         op::last_key(&keys.history),
     ]
@@ -90,18 +99,31 @@ fn parse<'a, T: Deserialize<'a>>(name: &LeaseName, what: &str, bytes: &'a [u8]) 
 }
 
 impl State {
-    /// The state from the answers to [`reads`] starting at `first`.
-    pub(crate) fn read(answer: &TxnResponse, first: usize) -> State {
+    /// The state from the answers to [`reads`] of `carrier`'s renewal, starting at `first`.
+    pub(crate) fn read(answer: &TxnResponse, first: usize, carrier: i64) -> State {
         State {
             record: answer.first(first),
             holder: answer.first(first + 1),
             renewal: answer.first(first + 2),
+            renewal_of: carrier,
             release: answer.first(first + 3),
             last_seq: answer
                 .first(first + 4)
                 .and_then(|kv| keys::history_seq(&kv.key))
                 .unwrap_or(0),
         }
+    }
+
+    /// The etcd lease that carries the latest term, if the record names one.
+    pub(crate) fn carrier(&self) -> Option<i64> {
+        let value: RecordValue = serde_json::from_slice(&self.record.as_ref()?.value).ok()?;
+        Some(value.lease).filter(|id| *id != 0)
+    }
+
+    /// The etcd lease whose renewal key must still be read to know the latest term's last
+    /// renewal, if any.
+    pub(crate) fn missing_renewal(&self) -> Option<i64> {
+        self.carrier().filter(|carrier| *carrier != self.renewal_of)
     }
 
     /// The latest token: the revision of the latest acquisition.
@@ -133,7 +155,8 @@ impl State {
         let bad = |what: &str| malformed(format!("lease {name} has {what} in etcd"));
         let ttl = Duration::from_millis(value.ttl_ms);
         let acquired_at = StoreTime::from_millis(value.at);
-        let renewed_at = match self.of_this_term(&self.renewal) {
+        let renewal = self.renewal.clone().filter(|_| value.lease == self.renewal_of);
+        let renewed_at = match self.of_this_term(&renewal) {
             Some(renewal) => {
                 StoreTime::from_millis(parse::<EventValue>(name, "renewal", &renewal.value)?.at)
             }
@@ -218,11 +241,12 @@ mod tests {
     #[test]
     fn keys_of_an_earlier_term_are_ignored() {
         let name = LeaseName::new("job").unwrap();
-        let record = RecordValue { holder: "a".into(), ttl_ms: 5000, at: 1000, seq: 3 };
+        let record = RecordValue { holder: "a".into(), ttl_ms: 5000, at: 1000, seq: 3, lease: 7 };
         let state = State {
             record: kv(10, &record),
             holder: kv(10, &"a"),
             renewal: kv(8, &EventValue { at: 900, kind: None }),
+            renewal_of: 7,
             release: kv(9, &EventValue { at: 950, kind: Some("graceful".into()) }),
             last_seq: 2,
         };
@@ -235,12 +259,32 @@ mod tests {
     }
 
     #[test]
+    fn only_the_renewal_of_the_etcd_lease_carrying_the_term_counts() {
+        let name = LeaseName::new("job").unwrap();
+        let record = RecordValue { holder: "a".into(), ttl_ms: 5000, at: 1000, seq: 1, lease: 7 };
+        let mut state = State {
+            record: kv(10, &record),
+            holder: kv(10, &"a"),
+            renewal: kv(12, &EventValue { at: 3000, kind: None }),
+            renewal_of: 8,
+            ..State::default()
+        };
+        assert_eq!(state.missing_renewal(), Some(7));
+        assert_eq!(state.lease(&name).unwrap().unwrap().renewed_at, StoreTime::from_millis(1000));
+        state.renewal_of = 7;
+        assert_eq!(state.missing_renewal(), None);
+        let lease = state.lease(&name).unwrap().unwrap();
+        assert_eq!(lease.expires_at, StoreTime::from_millis(8000));
+    }
+
+    #[test]
     fn a_release_of_this_term_frees_the_lease_and_names_the_reason() {
         let name = LeaseName::new("job").unwrap();
-        let record = RecordValue { holder: "a".into(), ttl_ms: 5000, at: 1000, seq: 1 };
+        let record = RecordValue { holder: "a".into(), ttl_ms: 5000, at: 1000, seq: 1, lease: 7 };
         let state = State {
             record: kv(10, &record),
             renewal: kv(11, &EventValue { at: 2000, kind: None }),
+            renewal_of: 7,
             release: kv(12, &EventValue { at: 2500, kind: Some("forced".into()) }),
             ..State::default()
         };

@@ -1,11 +1,11 @@
 //! Releasing a lease: by its holder (compare-and-set on holder and token), or by force.
 //!
 //! Both delete the holder key, which ends the term at once (the watch reports it to waiters),
-//! and record the release; the record keeps the token.
+//! and its index key, and record the release; the record keeps the token.
 
 use baton_core::{Error, ErrorKind, HolderId, Lease, LeaseName, ReleaseParams, Result};
 
-use crate::keys::LeaseKeys;
+use crate::keys::{self, LeaseKeys};
 use crate::record::{self, State, event, now_ms};
 use crate::store::Inner;
 use crate::wire::{KeyValue, op, txn};
@@ -35,13 +35,22 @@ pub(crate) async fn retry_failed(inner: &Inner, holder: &HolderId) {
 async fn release_once(inner: &Inner, params: &ReleaseParams) -> Result<bool> {
     let name = &params.name;
     let keys = LeaseKeys::of(name);
+    let token = params.token.to_store();
+    let mut known = inner.remembered(name);
+    if known.token() != Some(token) {
+        known = inner.read_state(name).await?;
+    }
+    // The etcd lease carrying the term names its index key; a term of another token fails the
+    // comparison anyway.
+    let carrier = known.carrier().unwrap_or(0);
     let value = event(now_ms(), Some("graceful"));
     let request = txn(
-        held_by(&keys, &params.holder, params.token.to_store()),
+        held_by(&keys, &params.holder, token),
         vec![
             op::get(&keys.record),
-            op::get(&keys.renewal),
+            op::get(&keys::renewal(carrier)),
             op::delete(&keys.holder),
+            op::delete(&keys::held(&params.holder, carrier, name)),
             op::put(&keys.release, &value, 0),
         ],
         vec![],
@@ -64,6 +73,7 @@ async fn release_once(inner: &Inner, params: &ReleaseParams) -> Result<bool> {
                 record,
                 holder: None,
                 renewal: answer.first(1),
+                renewal_of: carrier,
                 release: Some(release),
                 last_seq: seq.map_or(0, |value| value.seq),
             },
@@ -86,19 +96,25 @@ pub(crate) async fn force(inner: &Inner, name: &LeaseName) -> Result<Option<Leas
         let Some(holder) = &state.holder else {
             return Ok(None);
         };
+        let mut success = vec![
+            op::delete(&keys.holder),
+            op::put(&keys.release, &event(now_ms(), Some("forced")), 0),
+        ];
+        if let (Some(value), Some(carrier)) = (state.value(name)?, state.carrier()) {
+            success.push(op::delete(&keys::held(&HolderId::new(&value.holder)?, carrier, name)));
+        }
+        let carrier = state.carrier().unwrap_or(0);
         let request = txn(
             vec![op::created_at(&keys.holder, holder.create_revision)],
-            vec![
-                op::delete(&keys.holder),
-                op::put(&keys.release, &event(now_ms(), Some("forced")), 0),
-            ],
-            record::reads(&keys),
+            success,
+            record::reads(&keys, carrier),
         );
         let answer = inner.client.txn(&request, &action).await?;
         if answer.succeeded {
             return state.lease(name);
         }
-        state = State::read(&answer, 0);
+        state = State::read(&answer, 0, carrier);
+        inner.complete(&mut state).await?;
     }
     Err(Error::new(ErrorKind::Conflict, format!("{action}: it kept changing hands; try again")))
 }

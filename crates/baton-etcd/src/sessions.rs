@@ -4,6 +4,11 @@
 //!
 //! What is kept here only saves requests: renewals keep alive the etcd lease each holder key is
 //! attached to, as etcd reports it.
+//!
+//! Renewal keys are attached to one more etcd lease per store, its retention lease, kept alive
+//! with the holders' leases and granted for [`RETENTION`]: etcd deletes them that long after
+//! the last renewal through the store, by which time every term they recorded has been taken
+//! over or is known to have ended long ago.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -15,10 +20,15 @@ use serde_json::json;
 use crate::client::Client;
 use crate::wire::LeaseAnswer;
 
-/// The etcd lease of each holder and TTL (in seconds) known to this store.
+/// How long a renewal key outlives the last renewal through the store that wrote it.
+pub(crate) const RETENTION: Duration = Duration::from_secs(3600);
+
+/// The etcd lease of each holder and TTL (in seconds) known to this store, and its retention
+/// lease.
 #[derive(Default)]
 pub(crate) struct Sessions {
     leases: Mutex<HashMap<(HolderId, u64), i64>>,
+    retention: Mutex<Option<i64>>,
 }
 
 /// The TTL in whole seconds, or one line saying why etcd cannot grant it.
@@ -45,6 +55,22 @@ impl Sessions {
     /// Forgets an etcd lease that no longer exists.
     pub(crate) fn forget(&self, id: i64) {
         self.lock().retain(|_, known| *known != id);
+        let mut retention = self.retention.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if *retention == Some(id) {
+            *retention = None;
+        }
+    }
+
+    /// The store's retention lease, granted if it has none.
+    pub(crate) async fn retention(&self, client: &Client) -> Result<i64> {
+        let known = *self.retention.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(id) = known {
+            return Ok(id);
+        }
+        let granted =
+            grant(client, RETENTION.as_secs(), "granting the renewals' etcd lease").await?;
+        *self.retention.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(granted.id);
+        Ok(granted.id)
     }
 
     /// The etcd lease of `holder` with a TTL of `seconds`, granted if this store knows none.
@@ -58,9 +84,7 @@ impl Sessions {
         if let Some(id) = self.lock().get(&(holder.clone(), seconds)) {
             return Ok(*id);
         }
-        let body = json!({ "TTL": seconds.to_string() });
-        let granted: LeaseAnswer =
-            client.call("/v3/lease/grant", &body, "granting an etcd lease").await?;
+        let granted = grant(client, seconds, "granting an etcd lease").await?;
         if u64::try_from(granted.ttl) != Ok(seconds) {
             let revoke = json!({ "ID": granted.id.to_string() });
             let revoked: Result<serde_json::Value> =
@@ -79,6 +103,11 @@ impl Sessions {
         self.lock().insert((holder.clone(), seconds), granted.id);
         Ok(granted.id)
     }
+}
+
+/// Grants an etcd lease of `seconds`.
+async fn grant(client: &Client, seconds: u64, action: &str) -> Result<LeaseAnswer> {
+    client.call("/v3/lease/grant", &json!({ "TTL": seconds.to_string() }), action).await
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use baton_core::{Error, LeaseName, Result};
 use serde_json::json;
 
 use crate::client::Client;
-use crate::keys::LeaseKeys;
+use crate::keys::{self, LeaseKeys};
 use crate::options::EtcdOptions;
 use crate::pending::PendingReleases;
 use crate::record::{self, State};
@@ -113,10 +113,25 @@ impl Inner {
         memory.insert(name.clone(), state);
     }
 
-    /// Reads the keys of one lease together.
+    /// Reads the keys of one lease together: in one round trip when the etcd lease carrying
+    /// its latest term is the one this store last saw, in two otherwise.
     pub(crate) async fn read_state(&self, name: &LeaseName) -> Result<State> {
-        let txn = wire::txn(vec![], record::reads(&LeaseKeys::of(name)), vec![]);
+        let carrier = self.remembered(name).carrier().unwrap_or(0);
+        let txn = wire::txn(vec![], record::reads(&LeaseKeys::of(name), carrier), vec![]);
         let answer = self.client.txn(&txn, format!("reading lease {name}")).await?;
-        Ok(State::read(&answer, 0))
+        let mut state = State::read(&answer, 0, carrier);
+        self.complete(&mut state).await?;
+        self.remember(name, state.clone());
+        Ok(state)
+    }
+
+    /// Reads the renewal of the etcd lease carrying the latest term, if `state` lacks it.
+    pub(crate) async fn complete(&self, state: &mut State) -> Result<()> {
+        if let Some(carrier) = state.missing_renewal() {
+            let txn = wire::txn(vec![], vec![wire::op::get(&keys::renewal(carrier))], vec![]);
+            let answer = self.client.txn(&txn, "reading the last renewal of a lease").await?;
+            (state.renewal, state.renewal_of) = (answer.first(0), carrier);
+        }
+        Ok(())
     }
 }

@@ -75,7 +75,6 @@ pub(crate) struct RangeResponse {
 #[derive(Debug, Default, Clone, Deserialize)]
 pub(crate) struct ResponseOp {
     pub(crate) response_range: Option<RangeResponse>,
-    pub(crate) response_txn: Option<TxnResponse>,
 }
 
 /// The answer to a transaction.
@@ -199,6 +198,13 @@ pub(crate) mod op {
     pub(crate) fn written_at(key: &[u8], revision: i64) -> Value {
         json!({ "key": b64(key), "target": "MOD", "result": "EQUAL",
                 "mod_revision": revision.to_string() })
+    }
+
+    /// At least one key starts with `prefix`: etcd compares every key of the range, and an
+    /// empty range as one key that does not exist (created at revision 0).
+    pub(crate) fn any_under(prefix: &[u8]) -> Value {
+        json!({ "key": b64(prefix), "range_end": b64(&prefix_end(prefix)), "target": "CREATE",
+                "result": "GREATER", "create_revision": "0" })
     }
 
     /// The key holds exactly `value`.

@@ -5,15 +5,102 @@ mod etcd;
 
 use std::time::Duration;
 
-use baton_core::{AcquireParams, ChangeReason, ErrorKind, HistoryParams, LeaseStore};
+use baton_core::{
+    AcquireParams, ChangeReason, ErrorKind, FencingToken, HistoryParams, HolderId, LeaseName,
+    LeaseStore, RenewAllOutcome, RenewAllParams,
+};
 use baton_etcd::EtcdLeaseStore;
 use baton_testkit::conformance::{unique_holder, unique_name};
 
-use crate::etcd::{Etcd, acquire};
+use crate::etcd::{Etcd, SHORTEST_TTL, acquire};
 
 baton_testkit::lease_conformance!(Etcd::start());
 
 const TTL: Duration = Duration::from_secs(30);
+
+/// The leases `holder` acquires on the first `count` of `names`, with their tokens.
+async fn acquire_all(
+    store: &EtcdLeaseStore,
+    holder: &HolderId,
+    names: &[LeaseName],
+    ttl: Duration,
+) -> Vec<(LeaseName, FencingToken)> {
+    let mut held = Vec::with_capacity(names.len());
+    for name in names {
+        held.push((name.clone(), acquire(store, name, holder, ttl).await.0.token));
+    }
+    held
+}
+
+async fn renew_all(
+    store: &EtcdLeaseStore,
+    holder: &HolderId,
+    leases: &[(LeaseName, FencingToken)],
+) -> RenewAllOutcome {
+    let params = RenewAllParams { holder: holder.clone(), leases: leases.to_vec() };
+    store.renew_all(params).await.expect("renewing")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_renewal_writes_once_whatever_the_number_of_leases() {
+    let harness = Etcd::start();
+    let store = harness.store().await;
+    let holder = unique_holder("many");
+    let names: Vec<LeaseName> = (0..300).map(|_| unique_name("many")).collect();
+    let mut held = acquire_all(store, &holder, &names[..10], TTL).await;
+    for count in [10, 300] {
+        held.extend(acquire_all(store, &holder, &names[held.len()..count], TTL).await);
+        let before = harness.server.revision();
+        let outcome = renew_all(store, &holder, &held).await;
+        assert_eq!((outcome.renewed.len(), outcome.lost.len()), (count, 0));
+        let writes = harness.server.revision() - before;
+        assert_eq!(writes, 1, "renewing {count} leases wrote {writes} times");
+    }
+    let stored = store.get(&names[0]).await.unwrap().expect("held");
+    let renewed = renew_all(store, &holder, &held[..1]).await.renewed.remove(0);
+    assert!(renewed.renewed_at >= stored.renewed_at);
+    let read = store.get(&names[0]).await.unwrap().expect("held");
+    assert_eq!(read.renewed_at, renewed.renewed_at, "the renewal is what a read sees");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_whose_etcd_lease_expired_records_no_renewal() {
+    let harness = Etcd::start();
+    let store = harness.store().await;
+    let (holder, name) = (unique_holder("late"), unique_name("late"));
+    let held = acquire_all(store, &holder, std::slice::from_ref(&name), 2 * SHORTEST_TTL).await;
+    let renewed = renew_all(store, &holder, &held).await.renewed.remove(0);
+    let mut changes = store.subscribe().await.unwrap().expect("etcd notifies");
+    while changes.next().await.unwrap() != name {}
+
+    let before = harness.server.revision();
+    let outcome = renew_all(store, &holder, &held).await;
+    assert_eq!(outcome.lost, std::slice::from_ref(&name), "the lease expired");
+    assert_eq!(harness.server.revision(), before, "a late renewal writes nothing");
+    let (_, reason) = acquire(store, &name, &unique_holder("next"), TTL).await;
+    assert_eq!(reason, ChangeReason::ExpiredTakeover);
+    let history =
+        store.history(HistoryParams { lease: Some(name), ..Default::default() }).await.unwrap();
+    let taken = history.items.last().expect("the takeover");
+    assert_eq!(taken.previous_end, Some(renewed.renewed_at), "the last renewal, not the late one");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renewals_are_recorded_again_after_their_retention_lease_is_gone() {
+    let harness = Etcd::start();
+    let store = harness.store().await;
+    let (holder, name) = (unique_holder("kept"), unique_name("kept"));
+    let held = acquire_all(store, &holder, std::slice::from_ref(&name), TTL).await;
+    renew_all(store, &holder, &held).await;
+    let retention = harness.server.leases_granted_for(3600);
+    assert_eq!(retention.len(), 1, "one retention lease per store: {retention:?}");
+    harness.server.revoke(&retention[0]);
+
+    let renewed = renew_all(store, &holder, &held).await.renewed.remove(0);
+    let read = store.get(&name).await.unwrap().expect("held");
+    assert_eq!(read.renewed_at, renewed.renewed_at, "the renewal was recorded");
+    assert_eq!(harness.server.leases_granted_for(3600).len(), 1, "a new retention lease");
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_rise_after_a_restart_and_the_record_survives() {

@@ -173,17 +173,79 @@ impl EtcdServer {
 
     /// Deletes every key starting with `prefix`; answers how many there were.
     pub fn delete_prefix(&self, prefix: &str) -> u64 {
-        use base64::Engine;
-        let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
-        let mut end = prefix.as_bytes().to_vec();
-        *end.last_mut().expect("a non-empty prefix") += 1;
-        let body =
-            serde_json::json!({ "key": encode(prefix.as_bytes()), "range_end": encode(&end) });
-        let answer = post(self.port(), "/v3/kv/deleterange", &body.to_string())
-            .unwrap_or_else(|| panic!("etcd on port {} did not answer a deletion", self.port()));
-        let answer: serde_json::Value = serde_json::from_str(&answer).expect("a JSON answer");
+        let body = serde_json::json!({ "key": b64(prefix), "range_end": b64_end(prefix) });
+        let answer = self.call("/v3/kv/deleterange", &body);
         answer["deleted"].as_str().map_or(0, |deleted| deleted.parse().expect("a count"))
     }
+
+    /// Deletes the key `key`; answers whether it existed.
+    pub fn delete_key(&self, key: &str) -> bool {
+        let answer = self.call("/v3/kv/deleterange", &serde_json::json!({ "key": b64(key) }));
+        answer["deleted"].as_str() == Some("1")
+    }
+
+    /// The keys starting with `prefix`, in key order.
+    pub fn keys(&self, prefix: &str) -> Vec<String> {
+        let body = serde_json::json!({ "key": b64(prefix), "range_end": b64_end(prefix),
+                                       "keys_only": true });
+        let answer = self.call("/v3/kv/range", &body);
+        let kvs = answer["kvs"].as_array().cloned().unwrap_or_default();
+        kvs.iter()
+            .map(|kv| {
+                use base64::Engine;
+                let key = kv["key"].as_str().expect("a key");
+                let key = base64::engine::general_purpose::STANDARD.decode(key).expect("base64");
+                String::from_utf8(key).expect("a UTF-8 key")
+            })
+            .collect()
+    }
+
+    /// The store's revision: every transaction that writes raises it by one.
+    pub fn revision(&self) -> i64 {
+        let answer = self.call("/v3/kv/range", &serde_json::json!({ "key": b64("\0") }));
+        answer["header"]["revision"].as_str().expect("a revision").parse().expect("a number")
+    }
+
+    /// The etcd leases granted with a TTL of `seconds`.
+    pub fn leases_granted_for(&self, seconds: i64) -> Vec<String> {
+        let answer = self.call("/v3/lease/leases", &serde_json::json!({}));
+        let leases = answer["leases"].as_array().cloned().unwrap_or_default();
+        leases
+            .iter()
+            .filter_map(|lease| lease["ID"].as_str().map(str::to_string))
+            .filter(|id| {
+                let body = serde_json::json!({ "ID": id });
+                let answer = self.call("/v3/lease/timetolive", &body);
+                answer["grantedTTL"].as_str() == Some(seconds.to_string().as_str())
+            })
+            .collect()
+    }
+
+    /// Revokes the etcd lease `id`, deleting the keys attached to it.
+    pub fn revoke(&self, id: &str) {
+        self.call("/v3/lease/revoke", &serde_json::json!({ "ID": id }));
+    }
+
+    /// Sends one request of the JSON gateway; panics unless it is answered.
+    fn call(&self, path: &str, body: &serde_json::Value) -> serde_json::Value {
+        let answer = post(self.port(), path, &body.to_string())
+            .unwrap_or_else(|| panic!("etcd on port {} did not answer {path}", self.port()));
+        serde_json::from_str(&answer).expect("a JSON answer")
+    }
+}
+
+/// `text` in base64, as the JSON gateway takes keys.
+fn b64(text: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(text.as_bytes())
+}
+
+/// The end of the range of keys starting with `prefix`, in base64.
+fn b64_end(prefix: &str) -> String {
+    use base64::Engine;
+    let mut end = prefix.as_bytes().to_vec();
+    *end.last_mut().expect("a non-empty prefix") += 1;
+    base64::engine::general_purpose::STANDARD.encode(end)
 }
 
 /// Three etcd members forming one cluster on loopback.

@@ -43,11 +43,16 @@ impl LeaseHarness for Etcd {
     }
 
     async fn delete_record(&self, name: &LeaseName) {
-        // The lease's keys but its history: its record, holder, last renewal and release.
-        let record = self.server.delete_prefix(&format!("baton/record/{name}"));
-        assert_eq!(record, 1, "the record of {name} is where the layout says");
-        for kind in ["holder", "renewal", "release"] {
-            self.server.delete_prefix(&format!("baton/{kind}/{name}"));
+        // The lease's keys but its history: its record, holder key, index key and release.
+        let record = self.server.delete_key(&format!("baton/record/{name}"));
+        assert!(record, "the record of {name} is where the layout says");
+        for kind in ["holder", "release"] {
+            self.server.delete_key(&format!("baton/{kind}/{name}"));
+        }
+        for key in self.server.keys("baton/held/") {
+            if key.ends_with(&format!(" {name}")) {
+                assert!(self.server.delete_key(&key));
+            }
         }
     }
 
