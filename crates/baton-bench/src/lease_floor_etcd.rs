@@ -3,9 +3,9 @@
 //! of its own per lock.
 //!
 //! The floor's transactions compare and write one key; baton's acquisition compares five keys
-//! and writes three (record, holder, history) with a keep-alive of the holder's etcd lease beside
-//! it, its renewal checks the holder key, records the renewal and keeps the etcd lease alive, and
-//! its release writes two keys.
+//! and writes four (record, holder key, index key, history) with a keep-alive of the holder's
+//! etcd lease beside it, its renewal reads the holder's index, records the renewal once per etcd
+//! lease and keeps the etcd leases alive, and its release deletes two keys and writes one.
 
 use std::time::Duration;
 
@@ -50,10 +50,9 @@ impl LeaseFloor for EtcdFloor {
         Ok(Box::new(EtcdLock { store, key: format!("baton-bench/{key}"), revision: 0 }))
     }
 
-    async fn write_count(&self, run: &str) -> anyhow::Result<Option<Box<dyn WriteCount>>> {
+    async fn write_count(&self, _run: &str) -> anyhow::Result<Option<Box<dyn WriteCount>>> {
         let store = EtcdLeaseStore::connect(&self.url).await?;
-        let key = format!("baton-bench/{run}-revision");
-        Ok(Some(Box::new(RevisionCount { store, key, revision: 0, issued: 0 })))
+        Ok(Some(Box::new(RevisionCount { store })))
     }
 }
 
@@ -89,25 +88,15 @@ impl FloorLock for EtcdLock {
     }
 }
 
-/// etcd's revision, which every write transaction raises by one, read by writing a key of its
-/// own (each reading's write is taken off the count).
+/// etcd's revision, which every write transaction raises by one.
 struct RevisionCount {
     store: EtcdLeaseStore,
-    key: String,
-    /// The key's modification revision after the last reading; 0 before the first.
-    revision: i64,
-    /// Writes the counter made.
-    issued: i64,
 }
 
 #[async_trait]
 impl WriteCount for RevisionCount {
     async fn writes_now(&mut self) -> anyhow::Result<u64> {
-        let written = self.store.compare_and_set(&self.key, self.revision, Some(b"count")).await?;
-        self.revision =
-            written.ok_or_else(|| anyhow::anyhow!("the counter's key {} changed", self.key))?;
-        self.issued += 1;
-        Ok(u64::try_from(self.revision - self.issued).unwrap_or(0))
+        Ok(u64::try_from(self.store.revision().await?).unwrap_or(0))
     }
 
     fn label(&self) -> &'static str {

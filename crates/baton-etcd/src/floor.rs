@@ -1,5 +1,6 @@
 //! A plain compare-and-set of one key, sent by the store's own client: the floor that
-//! benchmarks measure lease operations against.
+//! benchmarks measure lease operations against; and the cluster's revision, which counts the
+//! writes they make.
 
 use baton_core::{Error, Result};
 
@@ -36,5 +37,14 @@ impl EtcdLeaseStore {
             .txn(&request, format!("writing key {:?}", String::from_utf8_lossy(key)))
             .await?;
         Ok(answer.succeeded.then_some(answer.header.revision))
+    }
+
+    /// The cluster's revision: every transaction that writes raises it by one, so the
+    /// difference between two readings counts the writes in between. Reads one key outside
+    /// `baton/`; writes nothing.
+    pub async fn revision(&self) -> Result<i64> {
+        let request = txn(vec![], vec![op::get(b"baton-revision")], vec![]);
+        let answer = self.inner.client.txn(&request, "reading the revision").await?;
+        Ok(answer.header.revision)
     }
 }

@@ -50,10 +50,10 @@ async fn a_renewal_writes_once_whatever_the_number_of_leases() {
     let mut held = acquire_all(store, &holder, &names[..10], TTL).await;
     for count in [10, 300] {
         held.extend(acquire_all(store, &holder, &names[held.len()..count], TTL).await);
-        let before = harness.server.revision();
+        let before = store.revision().await.unwrap();
         let outcome = renew_all(store, &holder, &held).await;
         assert_eq!((outcome.renewed.len(), outcome.lost.len()), (count, 0));
-        let writes = harness.server.revision() - before;
+        let writes = store.revision().await.unwrap() - before;
         assert_eq!(writes, 1, "renewing {count} leases wrote {writes} times");
     }
     let stored = store.get(&names[0]).await.unwrap().expect("held");
@@ -73,10 +73,10 @@ async fn a_holder_whose_etcd_lease_expired_records_no_renewal() {
     let mut changes = store.subscribe().await.unwrap().expect("etcd notifies");
     while changes.next().await.unwrap() != name {}
 
-    let before = harness.server.revision();
+    let before = store.revision().await.unwrap();
     let outcome = renew_all(store, &holder, &held).await;
     assert_eq!(outcome.lost, std::slice::from_ref(&name), "the lease expired");
-    assert_eq!(harness.server.revision(), before, "a late renewal writes nothing");
+    assert_eq!(store.revision().await.unwrap(), before, "a late renewal writes nothing");
     let (_, reason) = acquire(store, &name, &unique_holder("next"), TTL).await;
     assert_eq!(reason, ChangeReason::ExpiredTakeover);
     let history =

@@ -200,12 +200,6 @@ impl EtcdServer {
             .collect()
     }
 
-    /// The store's revision: every transaction that writes raises it by one.
-    pub fn revision(&self) -> i64 {
-        let answer = self.call("/v3/kv/range", &serde_json::json!({ "key": b64("\0") }));
-        answer["header"]["revision"].as_str().expect("a revision").parse().expect("a number")
-    }
-
     /// The etcd leases granted with a TTL of `seconds`.
     pub fn leases_granted_for(&self, seconds: i64) -> Vec<String> {
         let answer = self.call("/v3/lease/leases", &serde_json::json!({}));
