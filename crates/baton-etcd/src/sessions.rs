@@ -29,6 +29,9 @@ pub(crate) const RETENTION: Duration = Duration::from_secs(3600);
 pub(crate) struct Sessions {
     leases: Mutex<HashMap<(HolderId, u64), i64>>,
     retention: Mutex<Option<i64>>,
+    /// Held while granting, so that concurrent first acquisitions of a holder share one etcd
+    /// lease instead of each granting its own.
+    granting: tokio::sync::Mutex<()>,
 }
 
 /// The TTL in whole seconds, or one line saying why etcd cannot grant it.
@@ -63,8 +66,12 @@ impl Sessions {
 
     /// The store's retention lease, granted if it has none.
     pub(crate) async fn retention(&self, client: &Client) -> Result<i64> {
-        let known = *self.retention.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(id) = known {
+        let known = || *self.retention.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(id) = known() {
+            return Ok(id);
+        }
+        let _granting = self.granting.lock().await;
+        if let Some(id) = known() {
             return Ok(id);
         }
         let granted =
@@ -81,7 +88,12 @@ impl Sessions {
         holder: &HolderId,
         seconds: u64,
     ) -> Result<i64> {
-        if let Some(id) = self.lock().get(&(holder.clone(), seconds)) {
+        let key = (holder.clone(), seconds);
+        if let Some(id) = self.lock().get(&key) {
+            return Ok(*id);
+        }
+        let _granting = self.granting.lock().await;
+        if let Some(id) = self.lock().get(&key) {
             return Ok(*id);
         }
         let granted = grant(client, seconds, "granting an etcd lease").await?;
@@ -100,7 +112,7 @@ impl Sessions {
                 granted.ttl.max(1)
             )));
         }
-        self.lock().insert((holder.clone(), seconds), granted.id);
+        self.lock().insert(key, granted.id);
         Ok(granted.id)
     }
 }

@@ -64,6 +64,32 @@ async fn a_renewal_writes_once_whatever_the_number_of_leases() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_first_acquisitions_of_a_holder_share_one_etcd_lease() {
+    let harness = Etcd::start();
+    let store = harness.store().await;
+    let holder = unique_holder("racing");
+    let tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let (store, holder) = (store.clone(), holder.clone());
+            tokio::spawn(async move {
+                let name = unique_name("racing");
+                let held = acquire_all(&store, &holder, std::slice::from_ref(&name), TTL).await;
+                held[0].clone()
+            })
+        })
+        .collect();
+    let mut held = Vec::new();
+    for task in tasks {
+        held.push(task.await.unwrap());
+    }
+    let carriers = harness.server.leases_granted_for(TTL.as_secs() as i64);
+    assert_eq!(carriers.len(), 1, "one etcd lease carries the holder's leases: {carriers:?}");
+    let before = store.revision().await.unwrap();
+    assert_eq!(renew_all(store, &holder, &held).await.renewed.len(), 8);
+    assert_eq!(store.revision().await.unwrap() - before, 1, "one write renews them");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_holder_whose_etcd_lease_expired_records_no_renewal() {
     let harness = Etcd::start();
     let store = harness.store().await;
