@@ -36,10 +36,9 @@ async fn write(
     }
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let dir = tempfile::tempdir()?;
-    let path = dir.path().join("example.db");
+/// Plays the scene in a SQLite file in `dir`; answers the ledger's lines.
+pub async fn run(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let path = dir.join("example.db");
     let backend = baton::connect(&format!("sqlite://{}", path.display())).await?;
     backend.migrate().await?;
     let mut conn = SqliteConnection::connect(&format!("sqlite://{}", path.display())).await?;
@@ -61,12 +60,18 @@ async fn main() -> anyhow::Result<()> {
 
     println!("A, unaware, writes again with token {token_a}");
     let accepted = write(&mut conn, token_a, "A, stale").await?;
-    assert!(!accepted, "the fence must reject a stale writer");
+    anyhow::ensure!(!accepted, "the fence must reject a stale writer");
 
     let lines: Vec<String> =
         sqlx::query_scalar("SELECT line FROM ledger").fetch_all(&mut conn).await?;
-    println!("ledger: {lines:?}");
     drop(guard_a);
     guard_b.release().await?;
+    Ok(lines)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    println!("ledger: {:?}", run(dir.path()).await?);
     Ok(())
 }
