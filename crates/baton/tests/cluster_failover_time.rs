@@ -155,10 +155,8 @@ async fn start(
     job: PartitionedJob,
 ) -> Cluster {
     // The default timing: a heartbeat every 2 s, unreachable after 10 s.
-    let config = ClusterConfig {
-        elector: ElectorConfig::new(HolderId::new(id).unwrap()),
-        ..ClusterConfig::new(NodeId::new(id).unwrap(), "test-host")
-    };
+    let mut config = ClusterConfig::new(NodeId::new(id).unwrap(), "test-host");
+    config.elector = ElectorConfig::new(HolderId::new(id).unwrap());
     Cluster::builder(leases.clone(), store.clone())
         .config(config)
         .partitioned(job)

@@ -21,6 +21,7 @@ use tokio::sync::watch;
 struct Cuttable {
     renewals_hang: AtomicBool,
     acquisitions_time_out: AtomicBool,
+    acquisitions_refused: AtomicBool,
     renew_calls: AtomicUsize,
     subscriptions_held: watch::Sender<bool>,
     acquisitions_answered: watch::Sender<usize>,
@@ -32,6 +33,7 @@ impl Cuttable {
         let cut = Arc::new(Cuttable {
             renewals_hang: AtomicBool::new(false),
             acquisitions_time_out: AtomicBool::new(false),
+            acquisitions_refused: AtomicBool::new(false),
             renew_calls: AtomicUsize::new(0),
             subscriptions_held: watch::Sender::new(false),
             acquisitions_answered: watch::Sender::new(0),
@@ -61,6 +63,9 @@ impl Layer for Cuttable {
             match op {
                 "lease_acquire" if self.acquisitions_time_out.load(Ordering::SeqCst) => {
                     return Err(Error::new(ErrorKind::Timeout, "the acquisition timed out"));
+                }
+                "lease_acquire" if self.acquisitions_refused.load(Ordering::SeqCst) => {
+                    return Err(Error::invalid_input("the store refuses this holder"));
                 }
                 "lease_acquire" => {
                     let outcome = call.await;
@@ -187,7 +192,7 @@ async fn campaign_publishes_leadership_and_campaigns_again_after_a_loss() {
     let a = elector(store.clone(), "a");
     let campaign = a.campaign(lease());
     let mut watch = campaign.watch();
-    let first = campaign.leader().await;
+    let first = campaign.leader().await.unwrap();
     store.force_release(ForceReleaseParams { name: lease() }).await.unwrap();
     first.cancelled().await;
     let second = loop {
@@ -227,10 +232,8 @@ async fn shutdown_releases_every_lease_for_an_immediate_handover() {
 #[tokio::test]
 async fn invalid_timing_is_rejected_before_anything_starts() {
     let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
-    let config = ElectorConfig {
-        renew_interval: Duration::from_secs(8),
-        ..ElectorConfig::new(HolderId::new("a").unwrap())
-    };
+    let mut config = ElectorConfig::new(HolderId::new("a").unwrap());
+    config.renew_interval = Duration::from_secs(8);
     let err = Elector::new(store, config).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert!(err.to_string().contains("renew interval (8s)"), "{err}");
@@ -258,13 +261,13 @@ async fn a_campaign_that_steps_down_hands_over_at_once_and_stays_out() {
     let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
     let (a, b) = (elector(store.clone(), "a"), elector(store.clone(), "b"));
     let first = a.campaign(lease());
-    let first_term = first.leader().await;
+    let first_term = first.leader().await.unwrap();
     let second = b.campaign(lease());
     assert!(!second.step_down().await, "a follower has nothing to give up");
     let stepped = tokio::time::Instant::now();
     assert!(first.step_down().await, "the leader steps down");
     assert!(first_term.is_cancelled(), "the term ends before the step-down answers");
-    let second_term = second.leader().await;
+    let second_term = second.leader().await.unwrap();
     // The paused clock moves only when every task waits on a timer: a handover that waited
     // for a retry period or the TTL would show here.
     let gap = stepped.elapsed();
@@ -284,15 +287,41 @@ async fn a_lone_campaign_leads_again_after_standing_aside() {
     let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
     let a = elector(store.clone(), "a");
     let campaign = a.campaign(lease());
-    let first = campaign.leader().await;
+    let first = campaign.leader().await.unwrap();
     let stepped = tokio::time::Instant::now();
     assert!(campaign.step_down().await);
-    let again = campaign.leader().await;
+    let again = campaign.leader().await.unwrap();
     assert!(again.token() > first.token());
     let config = a.config();
     let stood_aside = stepped.elapsed();
     assert!(stood_aside >= config.retry_period * 2, "back after {stood_aside:?}");
     assert!(stood_aside < config.ttl, "back after {stood_aside:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_campaign_the_store_refuses_for_good_closes_its_channel_and_says_why() {
+    let (store, cut) = Cuttable::memory();
+    cut.acquisitions_refused.store(true, Ordering::SeqCst);
+    let campaign = elector(store, "a").campaign(lease());
+    let mut watch = campaign.watch();
+    let err = campaign.leader().await.expect_err("the campaign cannot lead");
+    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    assert!(err.to_string().contains("the store refuses this holder"), "{err}");
+    assert!(watch.changed().await.is_err(), "the leadership channel closed");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_terms_cancellation_token_fires_when_the_term_ends_and_not_the_other_way() {
+    let store: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::default());
+    let a = elector(store.clone(), "a");
+    let guard = a.acquire(&lease()).await.unwrap();
+    let handed = guard.cancellation_token();
+    handed.cancel();
+    guard.ensure_valid().expect("cancelling the handed-out token leaves the term");
+    let work = guard.handle().cancellation_token();
+    store.force_release(ForceReleaseParams { name: lease() }).await.unwrap();
+    work.cancelled().await;
+    assert!(guard.ensure_valid().is_err(), "the term ended");
 }
 
 /// A store judged by a clock the test moves, behind switches.

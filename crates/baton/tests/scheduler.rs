@@ -221,6 +221,22 @@ async fn a_leader_that_steps_down_hands_the_scheduler_to_another_node() {
     b.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dropped_scheduler_stops_and_another_node_takes_over() {
+    let cluster = Cluster::new();
+    let a = cluster.node("a", Vec::new()).await;
+    let first = leads(&a).await;
+    let b = cluster.node("b", Vec::new()).await;
+    drop(a);
+    let second = tokio::time::timeout(Duration::from_secs(20), leads(&b))
+        .await
+        .expect("a dropped scheduler stops leading");
+    assert!(second > first);
+    b.shutdown().await;
+    b.shutdown().await;
+    assert_eq!(b.leadership().borrow().token(), None, "shut down, and again: no longer leading");
+}
+
 /// Records a manual trigger of `job`.
 async fn trigger(cluster: &Cluster, job: &str) {
     let params = baton::core::job::TriggerParams {

@@ -165,26 +165,24 @@ impl AgentConfig {
 
     /// The scheduler's configuration.
     pub fn scheduler(&self) -> SchedulerConfig {
-        SchedulerConfig {
-            heartbeat_interval: self.timing.heartbeat_interval,
-            abandon_after: self.timing.unreachable_after,
-            max_concurrent: self.max_concurrent,
-            shutdown_grace: self.grace_period,
-            ..SchedulerConfig::new(self.timing.elector(self.holder.clone()))
-        }
+        let mut config = SchedulerConfig::new(self.timing.elector(self.holder.clone()));
+        config.heartbeat_interval = self.timing.heartbeat_interval;
+        config.abandon_after = self.timing.unreachable_after;
+        config.max_concurrent = self.max_concurrent;
+        config.shutdown_grace = self.grace_period;
+        config
     }
 
     /// The cluster node's configuration, on `host`. Nodes silent for thirty times the
     /// unreachable threshold are removed.
     pub fn cluster(&self, host: &str) -> ClusterConfig {
-        ClusterConfig {
-            heartbeat_interval: self.timing.heartbeat_interval,
-            unreachable_after: self.timing.unreachable_after,
-            removed_after: self.timing.unreachable_after * 30,
-            max_concurrent: self.max_concurrent,
-            shutdown_grace: self.grace_period,
-            elector: self.timing.elector(self.holder.clone()),
-            ..ClusterConfig::new(self.node.clone(), host)
-        }
+        let mut config = ClusterConfig::new(self.node.clone(), host);
+        config.heartbeat_interval = self.timing.heartbeat_interval;
+        config.unreachable_after = self.timing.unreachable_after;
+        config.removed_after = self.timing.unreachable_after * 30;
+        config.max_concurrent = self.max_concurrent;
+        config.shutdown_grace = self.grace_period;
+        config.elector = self.timing.elector(self.holder.clone());
+        config
     }
 }

@@ -11,6 +11,7 @@ use crate::ElectorConfig;
 /// How a cluster node identifies itself and times its work. The defaults: a heartbeat every
 /// 2 s, unreachable after 10 s of silence, removed after 5 minutes.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ClusterConfig {
     /// This node's id. By default the host name and a random incarnation number drawn at
     /// start, so that a restarted process is a new node.

@@ -37,6 +37,10 @@ impl Leader {
                 () = stop.cancelled() => return,
                 term = campaign.leader() => term,
             };
+            let Ok(term) = term else {
+                // The campaign logged why; this node keeps working without leading.
+                return;
+            };
             tracing::info!(token = %term.token(), "cluster leader term started");
             tokio::select! {
                 () = stop.cancelled() => return,

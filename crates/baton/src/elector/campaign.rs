@@ -1,6 +1,8 @@
 //! A background campaign for one lease, with leadership published on a watch channel.
 
-use baton_core::{FencingToken, LeaseName};
+use std::sync::{Arc, Mutex};
+
+use baton_core::{Error, ErrorKind, FencingToken, LeaseName, Result};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -27,12 +29,20 @@ impl Leadership {
 }
 
 /// A running campaign; dropping it stops campaigning and releases the lease if held.
+///
+/// A campaign stops for good when the store refuses an acquisition for a reason that does not
+/// pass (anything but unavailable, timed out or conflicting), or when its elector shuts down:
+/// the leadership channel then closes, and [`Campaign::leader`] answers the error.
 #[derive(Debug)]
 pub struct Campaign {
     leadership: watch::Receiver<Leadership>,
     step_downs: StepDown,
+    stopped: Stopped,
     _stop_on_drop: DropGuard,
 }
+
+/// Why a campaign stopped for good, once it has: the error's kind and message.
+type Stopped = Arc<Mutex<Option<(ErrorKind, String)>>>;
 
 /// Asks a campaign to step down; it outlives neither the campaign nor its task, so the owner
 /// of a campaign's task can keep one without keeping the campaign alive.
@@ -56,9 +66,15 @@ impl Campaign {
         let (sender, leadership) = watch::channel(Leadership::Follower);
         let (requests, received) = mpsc::unbounded_channel();
         let stop = CancellationToken::new();
+        let stopped = Stopped::default();
         let tasks = elector.shared.tasks.clone();
-        tasks.spawn(run(elector, name, sender, received, stop.clone()));
-        Campaign { leadership, step_downs: StepDown(requests), _stop_on_drop: stop.drop_guard() }
+        tasks.spawn(run(elector, name, sender, received, stop.clone(), stopped.clone()));
+        Campaign {
+            leadership,
+            step_downs: StepDown(requests),
+            stopped,
+            _stop_on_drop: stop.drop_guard(),
+        }
     }
 
     /// A receiver of leadership changes.
@@ -66,17 +82,20 @@ impl Campaign {
         self.leadership.clone()
     }
 
-    /// Waits until this process leads, and returns the term.
-    pub async fn leader(&self) -> LeaderHandle {
+    /// Waits until this process leads, and returns the term; fails once the campaign has
+    /// stopped for good, with the reason.
+    pub async fn leader(&self) -> Result<LeaderHandle> {
         let mut receiver = self.leadership.clone();
         loop {
             if let Leadership::Leader(handle) = &*receiver.borrow_and_update()
                 && !handle.is_cancelled()
             {
-                return handle.clone();
+                return Ok(handle.clone());
             }
             if receiver.changed().await.is_err() {
-                std::future::pending::<()>().await;
+                let stopped = self.stopped.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let (kind, why) = stopped.unwrap_or((ErrorKind::Unavailable, "stopped".into()));
+                return Err(Error::new(kind, format!("the campaign stopped: {why}")));
             }
         }
     }
@@ -104,9 +123,19 @@ async fn run(
     sender: watch::Sender<Leadership>,
     mut requests: Requests,
     stop: CancellationToken,
+    stopped: Stopped,
 ) {
     loop {
-        let Some(guard) = acquire(&elector, &name, &mut requests, &stop).await else { return };
+        let guard = match acquire(&elector, &name, &mut requests, &stop).await {
+            Ok(Some(guard)) => guard,
+            Ok(None) => return,
+            Err(err) => {
+                tracing::error!(lease = %name, %err, "campaign stopped");
+                *stopped.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some((err.kind(), err.to_string()));
+                return;
+            }
+        };
         sender.send_replace(Leadership::Leader(guard.handle()));
         tokio::select! {
             () = stop.cancelled() => {
@@ -135,29 +164,23 @@ async fn run(
 }
 
 /// Acquires the lease, answering step-down requests meanwhile (not leading); `None` when the
-/// campaign stops or cannot go on. The acquisition is never abandoned halfway for a request,
-/// so a lease the store granted always has its guard.
+/// campaign is stopped, an error when it cannot go on. The acquisition is never abandoned
+/// halfway for a request, so a lease the store granted always has its guard.
 async fn acquire(
     elector: &Elector,
     name: &LeaseName,
     requests: &mut Requests,
     stop: &CancellationToken,
-) -> Option<LeaderGuard> {
+) -> Result<Option<LeaderGuard>> {
     let acquiring = elector.acquire(name);
     tokio::pin!(acquiring);
     loop {
         tokio::select! {
-            () = stop.cancelled() => return None,
+            () = stop.cancelled() => return Ok(None),
             Some(reply) = requests.recv() => {
                 let _ = reply.send(false);
             }
-            acquired = &mut acquiring => match acquired {
-                Ok(guard) => return Some(guard),
-                Err(err) => {
-                    tracing::error!(lease = %name, %err, "campaign stopped");
-                    return None;
-                }
-            },
+            acquired = &mut acquiring => return acquired.map(Some),
         }
     }
 }

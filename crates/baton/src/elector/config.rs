@@ -10,6 +10,7 @@ use baton_core::{Error, HolderId, Result};
 /// that fails is retried every retry period until the deadline, so a holder rides out about
 /// 4 s of store trouble, and an idle holder costs the store one statement per 4 s.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ElectorConfig {
     /// Who holds the leases; unique per process incarnation.
     pub holder: HolderId,

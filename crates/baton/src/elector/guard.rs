@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use baton_core::{FencingToken, LeaseName, Result};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::shared::Shared;
 use crate::claim::Claim;
@@ -31,6 +32,14 @@ impl LeaderHandle {
     /// elector shut down or dropped.
     pub async fn cancelled(&self) {
         self.term.ended().await;
+    }
+
+    /// A token cancelled when the term ends, to hand to the tasks that work under the lease
+    /// (as [`JobContext::cancellation_token`](crate::scheduler::JobContext::cancellation_token)
+    /// does for a job). It is a child of the term: cancelling it stops those tasks and leaves
+    /// the term as it is.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.term.cancellation().child_token()
     }
 
     /// Whether the term has ended (the background view; see [`LeaderHandle::ensure_valid`]).

@@ -8,6 +8,7 @@ use crate::ElectorConfig;
 
 /// How a scheduler node runs. The defaults suit a fleet of a few to a few hundred nodes.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SchedulerConfig {
     /// The lease whose holder is the scheduler leader, which records the fires.
     pub lease: LeaseName,

@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use baton_core::layer::Layered;
 use baton_core::{HolderId, JobStore, LeaseStore, Result};
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, DropGuard};
 use tokio_util::task::TaskTracker;
 
 pub use config::SchedulerConfig;
@@ -86,18 +86,21 @@ impl SchedulerBuilder {
         let campaign = elector.campaign(self.config.lease.clone());
         let leadership = campaign.watch();
         let step_downs = campaign.step_downs();
-        let stop = CancellationToken::new();
+        // Dropping the scheduler fires `halt`: every loop stops and every claim ends at once.
+        let halt = CancellationToken::new();
+        let stop = halt.child_token();
         let tasks = TaskTracker::new();
         // No call of the leader or the worker may wait longer than the deadline it serves: the
         // term's (the renew deadline) or the executions' (6/10 of `abandon_after`).
         let limit = self.config.elector.renew_deadline.min(worker::local_deadline(&self.config));
         let bounded: Arc<dyn JobStore> = Arc::new(Layered::new(self.store, TimeLimit(limit)));
-        let (worker, outcomes) = Worker::new(bounded.clone(), self.config.clone(), self.jobs);
+        let (worker, outcomes) =
+            Worker::new(bounded.clone(), self.config.clone(), self.jobs, halt.clone());
         let worker = Arc::new(worker);
         // Heartbeats go on while a shutdown waits for the running handlers.
-        let beating = CancellationToken::new();
+        let beating = halt.child_token();
         tasks.spawn(worker.clone().claim_loop(stop.clone()));
-        tasks.spawn(worker.clone().completion_loop(outcomes));
+        tasks.spawn(worker.clone().completion_loop(outcomes, halt.clone()));
         tasks.spawn(worker.clone().heartbeat_loop(beating.clone()));
         tasks.spawn(worker.clone().enforce_claims());
         let (store, config, leading) = (bounded.clone(), self.config.clone(), stop.clone());
@@ -106,6 +109,10 @@ impl SchedulerBuilder {
                 let term = tokio::select! {
                     () = leading.cancelled() => return,
                     term = campaign.leader() => term,
+                };
+                let Ok(term) = term else {
+                    // The campaign logged why; this node keeps working without leading.
+                    return;
                 };
                 tokio::select! {
                     () = leading.cancelled() => return,
@@ -123,11 +130,15 @@ impl SchedulerBuilder {
             tasks,
             leadership,
             step_downs,
+            _halt: halt.drop_guard(),
         })
     }
 }
 
-/// A running scheduler node. Call [`Scheduler::shutdown`] to stop it gracefully.
+/// A running scheduler node. Call [`Scheduler::shutdown`] to stop it gracefully; dropping it
+/// instead stops its work at once, as a crash would: running handlers see their context
+/// cancelled and nothing is recorded for them (the leader abandons and retries them), and the
+/// leadership is released in the background.
 pub struct Scheduler {
     elector: Elector,
     store: Arc<dyn JobStore>,
@@ -139,6 +150,7 @@ pub struct Scheduler {
     tasks: TaskTracker,
     leadership: watch::Receiver<Leadership>,
     step_downs: StepDown,
+    _halt: DropGuard,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -163,7 +175,9 @@ impl Scheduler {
         &self.elector.config().holder
     }
 
-    /// Whether this node is the scheduler leader, and the term's token when it is.
+    /// Whether this node is the scheduler leader, and the term's token when it is. The
+    /// channel closes when the node can never lead again (its campaign stopped for good, see
+    /// [`Campaign`](crate::Campaign)); the node keeps working meanwhile.
     pub fn leadership(&self) -> watch::Receiver<Leadership> {
         self.leadership.clone()
     }
@@ -182,8 +196,8 @@ impl Scheduler {
 
     /// Graceful shutdown: stops leading and claiming, waits for running handlers up to the
     /// grace period while still heartbeating them, then releases the leadership so another
-    /// node takes over at once.
-    pub async fn shutdown(self) {
+    /// node takes over at once. Calling it again waits for the same end.
+    pub async fn shutdown(&self) {
         self.stop.cancel();
         self.worker.drain().await;
         self.beating.cancel();

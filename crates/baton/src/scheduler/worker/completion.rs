@@ -10,6 +10,7 @@ use baton_core::job::CompleteParams;
 use baton_core::schedule::JobName;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use tokio::time::sleep;
+use tokio_util::sync::CancellationToken;
 
 use super::Worker;
 
@@ -27,13 +28,22 @@ pub(crate) struct Finished {
 }
 
 impl Worker {
-    /// Records outcomes until the channel closes (after the last handler of a shutdown).
+    /// Records outcomes until the channel closes (after the last handler of a shutdown) or
+    /// `halt` fires (the scheduler was dropped).
     pub(crate) async fn completion_loop(
         self: Arc<Self>,
         mut outcomes: mpsc::UnboundedReceiver<Finished>,
+        halt: CancellationToken,
     ) {
         let mut finished = Vec::with_capacity(BATCH);
-        while outcomes.recv_many(&mut finished, BATCH).await > 0 {
+        loop {
+            let received = tokio::select! {
+                () = halt.cancelled() => return,
+                received = outcomes.recv_many(&mut finished, BATCH) => received,
+            };
+            if received == 0 {
+                return;
+            }
             // The slots are returned as the call goes out, so that the next claim overlaps it.
             let mut pending: Vec<(JobName, CompleteParams)> = finished
                 .drain(..)

@@ -72,11 +72,12 @@ impl Worker {
         store: Arc<dyn JobStore>,
         config: SchedulerConfig,
         jobs: Vec<Job>,
+        halt: CancellationToken,
     ) -> (Self, mpsc::UnboundedReceiver<Finished>) {
         let jobs = jobs.into_iter().map(|job| (job.name().clone(), job)).collect();
         let (outcomes, received) = mpsc::unbounded_channel();
         let act_for = local_deadline(&config);
-        let claims = Claims::new(act_for, config.elector.stall_threshold, CancellationToken::new());
+        let claims = Claims::new(act_for, config.elector.stall_threshold, halt.child_token());
         let worker = Worker {
             store,
             node: config.node().clone(),
