@@ -60,6 +60,7 @@ mod backend;
 mod claim;
 pub mod cluster;
 pub mod elector;
+mod handler_error;
 pub mod metrics;
 pub mod scheduler;
 
@@ -72,6 +73,7 @@ pub use baton_core::{
 pub use elector::{
     Acquisition, Campaign, Elector, ElectorConfig, LeaderGuard, LeaderHandle, Leadership,
 };
+pub use handler_error::HandlerError;
 
 /// The core vocabulary and backend traits, for backend authors and advanced use.
 pub use baton_core as core;

@@ -133,7 +133,11 @@ async fn a_failed_attempt_is_retried_with_a_greater_token_and_each_keeps_its_out
         )
         .handler(|ctx: JobContext| async move {
             ctx.set_output(format!("attempt {} ran", ctx.attempt()));
-            if ctx.attempt() == 1 { Err("first attempt fails".to_string()) } else { Ok(()) }
+            match ctx.attempt() {
+                // The record keeps the error's chain of causes.
+                1 => Err(anyhow::anyhow!("connection refused").context("first attempt fails")),
+                _ => Ok(()),
+            }
         })
         .unwrap();
     let node = cluster.node("a", vec![failing]).await;
@@ -156,7 +160,7 @@ async fn a_failed_attempt_is_retried_with_a_greater_token_and_each_keeps_its_out
     assert_eq!(executions.len(), 2, "{executions:?}");
     let (first, retry) = (&executions[0], &executions[1]);
     assert_eq!(first.status, ExecutionStatus::Failed);
-    assert_eq!(first.detail.as_deref(), Some("first attempt fails"));
+    assert_eq!(first.detail.as_deref(), Some("first attempt fails: connection refused"));
     assert_eq!((retry.attempt, retry.trigger), (2, Trigger::Retry));
     assert_eq!(retry.fire_key, first.fire_key);
     for (execution, output) in [(first, "attempt 1 ran"), (retry, "attempt 2 ran")] {

@@ -1,7 +1,6 @@
 //! Partitioned jobs defined in Rust: a partitioner, a strategy, a partition handler and
 //! optional callbacks for the batch's end.
 
-use std::fmt::Display;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -11,6 +10,7 @@ use baton_core::cluster::{BatchJob, JsonText, MAX_PARTITIONS, Partition, Partiti
 use baton_core::schedule::JobName;
 
 use super::PartitionContext;
+use crate::handler_error::{self, HandlerError};
 
 /// The boxed future a [`Partitioner`] returns.
 pub type PartitionsFuture = Pin<Box<dyn Future<Output = Result<Vec<PartitionSpec>>> + Send>>;
@@ -34,8 +34,8 @@ where
     }
 }
 
-/// What a partition handler's future resolves to: the result to store, or the error's
-/// message.
+/// What a partition handler's future resolves to: the result to store, or the error with its
+/// causes on one line.
 pub type PartitionResult = std::result::Result<Option<JsonText>, String>;
 
 /// The boxed future a [`PartitionHandler`] returns.
@@ -44,7 +44,9 @@ pub type PartitionFuture = Pin<Box<dyn Future<Output = PartitionResult> + Send>>
 /// The code a job runs for each partition.
 ///
 /// Implemented for every `Fn(PartitionContext) -> impl Future<Output = Result<T, E>>` with
-/// `T:` [`PartitionOutput`] and `E: Display`, so an async closure is a handler.
+/// `T:` [`PartitionOutput`] and `E:` [`Into<HandlerError>`](crate::HandlerError) (any error
+/// type, `String`, `anyhow::Error`), so an async closure is a handler. The partition records
+/// the error and its chain of causes.
 pub trait PartitionHandler: Send + Sync + 'static {
     /// Runs one partition, from its checkpoint if it has one.
     fn run(&self, ctx: PartitionContext) -> PartitionFuture;
@@ -55,14 +57,14 @@ where
     F: Fn(PartitionContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = std::result::Result<T, E>> + Send + 'static,
     T: PartitionOutput,
-    E: Display,
+    E: Into<HandlerError>,
 {
     fn run(&self, ctx: PartitionContext) -> PartitionFuture {
         let running = self(ctx);
         Box::pin(async move {
             match running.await {
-                Ok(output) => output.into_result().map_err(|err| err.to_string()),
-                Err(err) => Err(err.to_string()),
+                Ok(output) => output.into_result().map_err(handler_error::rendered),
+                Err(err) => Err(handler_error::rendered(err)),
             }
         })
     }

@@ -1,6 +1,5 @@
 //! Jobs defined in Rust: a schedule, policies and an async handler.
 
-use std::fmt::Display;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -10,8 +9,10 @@ use baton_core::schedule::{JobName, JobPolicy, MisfirePolicy, OverlapPolicy, Ret
 use baton_core::{JobDefinition, Result, Schedule, StoreTime};
 
 use super::JobContext;
+use crate::handler_error::{self, HandlerError};
 
-/// What a handler's future resolves to: `Ok` for success, or the error's message.
+/// What a handler's future resolves to: `Ok` for success, or the error with its causes on
+/// one line, as the execution records it.
 pub type HandlerResult = std::result::Result<(), String>;
 
 /// The boxed future a [`Handler`] returns.
@@ -20,7 +21,8 @@ pub type HandlerFuture = Pin<Box<dyn Future<Output = HandlerResult> + Send + 'st
 /// The code a job runs for each execution.
 ///
 /// Implemented for every `Fn(JobContext) -> impl Future<Output = Result<(), E>>` with
-/// `E: Display`, so an async closure is a handler.
+/// `E:` [`Into<HandlerError>`](crate::HandlerError) (any error type, `String`, `anyhow::Error`), so an
+/// async closure is a handler. The execution records the error and its chain of causes.
 pub trait Handler: Send + Sync + 'static {
     /// Runs one execution.
     fn run(&self, ctx: JobContext) -> HandlerFuture;
@@ -30,11 +32,11 @@ impl<F, Fut, E> Handler for F
 where
     F: Fn(JobContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = std::result::Result<(), E>> + Send + 'static,
-    E: Display,
+    E: Into<HandlerError>,
 {
     fn run(&self, ctx: JobContext) -> HandlerFuture {
         let running = self(ctx);
-        Box::pin(async move { running.await.map_err(|err| err.to_string()) })
+        Box::pin(async move { running.await.map_err(handler_error::rendered) })
     }
 }
 

@@ -141,6 +141,9 @@ impl Worker {
         outcome: PartitionResult,
         cancel: &CancellationToken,
     ) {
+        if let Err(error) = &outcome {
+            tracing::warn!(partition = id, %token, %error, "the partition's handler failed");
+        }
         loop {
             let recorded = match &outcome {
                 Ok(result) => {

@@ -112,7 +112,11 @@ impl Worker {
             biased;
             joined = handler.join() => Some(match joined {
                 Ok(Ok(())) => (ExecutionStatus::Succeeded, None),
-                Ok(Err(message)) | Err(message) => (ExecutionStatus::Failed, Some(message)),
+                Ok(Err(message)) | Err(message) => {
+                    tracing::warn!(job = %execution.job, execution = execution.id,
+                        error = %message, "the handler failed");
+                    (ExecutionStatus::Failed, Some(message))
+                }
             }),
             () = deadline => {
                 stop.cancel();
