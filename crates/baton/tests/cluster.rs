@@ -2,6 +2,8 @@
 //! of a node cut from the store, a failed partition failing its batch, and the hand-over of a
 //! graceful shutdown.
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -436,6 +438,21 @@ async fn bad_partitions_and_unknown_jobs_are_refused_and_nothing_is_stored() {
         err.to_string(),
         "partitioned job rows registered twice: expected each job once per node"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_refused_the_leadership_for_good_closes_its_leadership_channel() {
+    let stores = Stores::new();
+    let leases: Arc<dyn LeaseStore> =
+        Arc::new(Layered::new(stores.leases.clone(), Arc::new(common::Refusing)));
+    let mut config = ClusterConfig::new(NodeId::new("refused").unwrap(), "test-host");
+    config.elector = ElectorConfig::new(HolderId::new("refused").unwrap());
+    let node =
+        Cluster::builder(leases, stores.cluster.clone()).config(config).start().await.unwrap();
+    let mut leadership = node.leadership();
+    let closed = timeout(PATIENCE, leadership.changed()).await.expect("the channel changes");
+    assert!(closed.is_err(), "the leadership channel closed");
+    node.shutdown().await;
 }
 
 #[tokio::test(start_paused = true)]

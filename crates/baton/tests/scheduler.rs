@@ -1,11 +1,14 @@
 //! The scheduler runtime over the in-memory stores: fires recorded once across nodes, retries,
 //! timeouts, and a leader handing over on shutdown.
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use baton::core::job::{ExecutionListParams, audit};
+use baton::core::layer::Layered;
 use baton::core::memory::{MemoryJobStore, MemoryLeaseStore};
 use baton::core::schedule::RetryPolicy;
 use baton::core::{Execution, ExecutionStatus, JobStore, LeaseStore, Trigger};
@@ -239,6 +242,20 @@ async fn a_dropped_scheduler_stops_and_another_node_takes_over() {
     b.shutdown().await;
     b.shutdown().await;
     assert_eq!(b.leadership().borrow().token(), None, "shut down, and again: no longer leading");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_scheduler_refused_the_leadership_for_good_closes_its_leadership_channel() {
+    let cluster = Cluster::new();
+    let leases: Arc<dyn LeaseStore> =
+        Arc::new(Layered::new(cluster.leases.clone(), Arc::new(common::Refusing)));
+    let config = SchedulerConfig::new(ElectorConfig::new(HolderId::new("refused").unwrap()));
+    let node =
+        Scheduler::builder(leases, cluster.jobs.clone()).config(config).start().await.unwrap();
+    let mut leadership = node.leadership();
+    let closed = tokio::time::timeout(Duration::from_secs(20), leadership.changed()).await;
+    assert!(closed.expect("the channel changes").is_err(), "the leadership channel closed");
+    node.shutdown().await;
 }
 
 /// Records a manual trigger of `job`.
