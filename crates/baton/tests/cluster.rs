@@ -440,6 +440,23 @@ async fn bad_partitions_and_unknown_jobs_are_refused_and_nothing_is_stored() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dropped_node_stops_and_another_node_takes_the_leadership() {
+    let stores = Stores::new();
+    let (events, _received) = mpsc::unbounded_channel();
+    let unreachable = Duration::from_secs(60);
+    let a = stores
+        .node("node-a", unreachable, rows(1, checkpointing("node-a", false, events.clone())))
+        .await;
+    a.leads().await;
+    let b =
+        stores.node("node-b", unreachable, rows(1, checkpointing("node-b", false, events))).await;
+    drop(a);
+    b.leads().await;
+    assert_eq!(stores.node_record("node-a").await.state, NodeState::Active, "dropped, not left");
+    b.cluster.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_refused_the_leadership_for_good_closes_its_leadership_channel() {
     let stores = Stores::new();
