@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::duration;
-use crate::partitions_args::EtlNodeArgs;
+use crate::partitions_args::{DigestNodeArgs, EtlNodeArgs};
 
 /// Arguments of `baton bench cron`.
 #[derive(Debug, Args)]
@@ -110,6 +110,9 @@ pub struct NodeArgs {
     /// The partitioned ETL (etl role).
     #[command(flatten)]
     pub etl: EtlNodeArgs,
+    /// The digest job (digest role).
+    #[command(flatten)]
+    pub digest: DigestNodeArgs,
 }
 
 /// What a node process does.
@@ -125,6 +128,8 @@ pub enum NodeRole {
     ExecBatched,
     /// A cluster node running the partitioned ETL.
     Etl,
+    /// A cluster node running the digest job of the scale-up part.
+    Digest,
 }
 
 impl NodeRole {
@@ -133,7 +138,7 @@ impl NodeRole {
         match self {
             NodeRole::ExecDefault => Some("default"),
             NodeRole::ExecBatched => Some("batched"),
-            NodeRole::Cron | NodeRole::Idle | NodeRole::Etl => None,
+            NodeRole::Cron | NodeRole::Idle | NodeRole::Etl | NodeRole::Digest => None,
         }
     }
 
@@ -145,6 +150,7 @@ impl NodeRole {
             NodeRole::ExecDefault => "exec-default",
             NodeRole::ExecBatched => "exec-batched",
             NodeRole::Etl => "etl",
+            NodeRole::Digest => "digest",
         }
     }
 }

@@ -86,10 +86,25 @@ impl Fleet {
         count: u32,
         extra: &[String],
     ) -> anyhow::Result<Fleet> {
+        Fleet::spawn_from(url, run, role, 0, count, extra)
+    }
+
+    /// Starts `count` nodes numbered from `first` in the run (node 0 is the one that starts
+    /// batches), so that nodes joining a run later do not take the numbers, and the ids, of
+    /// those already in it.
+    pub(crate) fn spawn_from(
+        url: &str,
+        run: &str,
+        role: NodeRole,
+        first: u32,
+        count: u32,
+        extra: &[String],
+    ) -> anyhow::Result<Fleet> {
         let (sender, events) = mpsc::unbounded_channel();
         let mut nodes = Vec::with_capacity(count as usize);
         for index in 0..count as usize {
-            nodes.push(spawn_one(url, run, role, index, extra, &sender)?);
+            let number = first + u32::try_from(index)?;
+            nodes.push(spawn_one(url, run, role, index, number, extra, &sender)?);
         }
         let reports = vec![NodeReport::default(); nodes.len()];
         let ended = vec![false; nodes.len()];
@@ -207,6 +222,7 @@ fn spawn_one(
     run: &str,
     role: NodeRole,
     index: usize,
+    number: u32,
     extra: &[String],
     events: &mpsc::UnboundedSender<(usize, Event)>,
 ) -> anyhow::Result<NodeProcess> {
@@ -214,7 +230,7 @@ fn spawn_one(
     let mut command = Command::new(&program);
     command
         .args(["bench", "node", "--backend", url, "--run", run, "--role", role.arg()])
-        .args(["--index", &index.to_string()])
+        .args(["--index", &number.to_string()])
         .args(extra)
         .env_remove("BATON_LOG")
         .env_remove("BATON_BACKEND");
@@ -241,13 +257,13 @@ fn spawn_one(
         while let Ok(Some(line)) = lines.next_line().await {
             count += 1;
             if count <= STDERR_SHOWN {
-                eprintln!("bench:   node {index}: {}", shortened(&line));
+                eprintln!("bench:   node {number}: {}", shortened(&line));
             }
             last = line;
         }
         if count > STDERR_SHOWN {
             eprintln!(
-                "bench:   node {index}: {} more lines on stderr not shown; the last: {}",
+                "bench:   node {number}: {} more lines on stderr not shown; the last: {}",
                 count - STDERR_SHOWN,
                 shortened(&last)
             );
@@ -262,7 +278,7 @@ fn spawn_one(
                 Some(message) => {
                     let _ = sender.send((index, Event::Said(message)));
                 }
-                None => eprintln!("bench:   node {index} said: {line}"),
+                None => eprintln!("bench:   node {number} said: {line}"),
             }
         }
         let last = errors.await.unwrap_or_default();

@@ -1,6 +1,8 @@
 //! `baton bench partitions`: the partitioned ETL of the `partitioned_etl` example, (a) over one
 //! node against the same conversion in a plain loop, and (b) over several node processes, one
-//! of which is killed with SIGKILL mid-run (see `partitions_single` and `partitions_failover`).
+//! of which is killed with SIGKILL mid-run (see `partitions_single` and `partitions_failover`);
+//! and (c) a batch of equal CPU-bound partitions on three nodes against the same batch on one
+//! node joined by two (see `partitions_scale_up`).
 //!
 //! The nodes are `baton bench node --role etl` processes; the parent generates the input,
 //! starts batches through node 0, and follows them in the store, whose clock times them.
@@ -20,7 +22,7 @@ use crate::PartitionsBenchArgs;
 use crate::lease::{emit, progress};
 use crate::nodes::Fleet;
 use crate::scenario::Scenario;
-use crate::{partitions_failover, partitions_report, partitions_single};
+use crate::{partitions_failover, partitions_report, partitions_scale_up, partitions_single};
 
 /// How often the parent reads a running batch.
 pub(crate) const POLL: Duration = Duration::from_millis(100);
@@ -176,16 +178,30 @@ pub(crate) async fn run(args: PartitionsBenchArgs) -> anyhow::Result<()> {
     };
     let bench = Bench { args, run, dir, store: backend.cluster(), leases: backend.leases() };
     emit(&partitions_report::header(&target, &url, &bench));
-    progress(&format!("generating {} rows into {}", bench.args.rows, bench.input().display()));
-    let (input, rows) = (bench.input(), bench.args.rows);
-    let bytes = tokio::task::spawn_blocking(move || generate(&input, rows)).await??;
     let outcome = tokio::select! {
-        outcome = both(&bench) => outcome,
+        outcome = parts(&bench) => outcome,
         _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!("interrupted; the nodes were stopped")),
     };
-    let (single, failover) = outcome?;
-    emit(&partitions_report::render(&bench, bytes, &single, failover.as_ref()));
+    emit(&outcome?);
     Ok(())
+}
+
+/// Runs the parts asked for; answers their report.
+async fn parts(bench: &Bench) -> anyhow::Result<String> {
+    let mut report = String::new();
+    if !bench.args.scale_up_only {
+        progress(&format!("generating {} rows into {}", bench.args.rows, bench.input().display()));
+        let (input, rows) = (bench.input(), bench.args.rows);
+        let bytes = tokio::task::spawn_blocking(move || generate(&input, rows)).await??;
+        let (single, failover) = both(bench).await?;
+        report.push_str(&partitions_report::render(bench, bytes, &single, failover.as_ref()));
+    }
+    if !bench.args.skip_scale_up {
+        let scale_up = partitions_scale_up::run(bench).await?;
+        report.push('\n');
+        report.push_str(&partitions_scale_up::render(&scale_up));
+    }
+    Ok(report)
 }
 
 async fn both(

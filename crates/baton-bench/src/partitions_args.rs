@@ -28,6 +28,22 @@ pub struct PartitionsBenchArgs {
     /// Skip the failover run (about 15 s at the default timing).
     #[arg(long)]
     pub skip_failover: bool,
+    /// Run only the scale-up part (c), skipping (a) and (b).
+    #[arg(long, conflicts_with = "skip_scale_up")]
+    pub scale_up_only: bool,
+    /// Skip the scale-up part (c) (about a minute per round).
+    #[arg(long)]
+    pub skip_scale_up: bool,
+    /// Partitions of the scale-up part's batches.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(10..=1000))]
+    pub scale_up_partitions: u32,
+    /// Mixing steps of each scale-up partition, in millions (about 1 ns each).
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub scale_up_work: u64,
+    /// Rounds of the scale-up part: each runs the batch on three nodes, then from one node
+    /// joined by two.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub scale_up_rounds: u32,
     /// Where the input and outputs go; by default a temporary directory removed at the end.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
@@ -55,4 +71,18 @@ pub struct EtlNodeArgs {
     /// Partitions the node runs at once.
     #[arg(long, default_value_t = 16)]
     pub etl_slots: u32,
+}
+
+/// What a `digest` node process runs: the digest job of the scale-up part.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DigestNodeArgs {
+    /// The partitioned job's name.
+    #[arg(long, value_name = "NAME")]
+    pub digest_job: Option<String>,
+    /// Partitions per batch.
+    #[arg(long, default_value_t = 60)]
+    pub digest_partitions: u32,
+    /// Mixing steps per partition.
+    #[arg(long, default_value_t = 1)]
+    pub digest_steps: u64,
 }

@@ -154,6 +154,14 @@ fn each_refused_file_names_the_file_line_and_key() {
             "expected round-robin, fixed-node-count(K)",
         ),
         (
+            "stealing in a free-for-all batch",
+            "[[batch]]\nname = \"b\"\ncommand = [\"true\"]\npartitions = 2\n\
+             strategy = \"free-for-all\"\nstealing = true\n"
+                .into(),
+            "baton.toml:6: batch[0].stealing: invalid work stealing with strategy free-for-all",
+            "expected an assigning strategy",
+        ),
+        (
             "incoherent timing",
             "[timing]\nheartbeat_interval = \"5s\"\n".into(),
             "baton.toml:1: timing.unreachable_after: invalid unreachable threshold 10s",
@@ -258,7 +266,7 @@ fn check_accepts_a_good_file_and_prints_one_summary_line() {
         "backend = \"{url}\"\nnode_id = \"web-1\"\n\n{JOB}working_dir = \"work\"\n\
          env = {{ MODE = \"fast\" }}\ntimeout = \"30s\"\n\n\
          [[batch]]\nname = \"reindex\"\ncommand = [\"./reindex.sh\"]\npartitions = [\"eu\", \"us\"]\n\
-         strategy = \"fixed-node-count(2)\"\ncron = \"0 3 * * *\"\ntime_zone = \"Europe/Paris\"\n\n\
+         strategy = \"fixed-node-count(2)\"\nstealing = true\ncron = \"0 3 * * *\"\ntime_zone = \"Europe/Paris\"\n\n\
          [http]\nlisten = \"0.0.0.0:9000\"\n",
         url = site.url
     );

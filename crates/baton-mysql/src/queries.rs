@@ -229,6 +229,14 @@ queries! {
     PARTITION_FAIL_ORPHANS = "partition_fail_orphans.sql";
     /// One page of a batch's partitions.
     PARTITION_LIST = "partition_list.sql";
+    /// Lock a node's pending partitions of one batch.
+    PARTITION_PENDING_OF = "partition_pending_of.sql";
+    /// Assign locked pending partitions to another node under new tokens.
+    PARTITION_MOVE = "partition_move.sql";
+    /// Record moves of partitions.
+    PARTITION_MOVES_INSERT = "partition_moves_insert.sql";
+    /// One page of a batch's moves.
+    PARTITION_MOVES = "partition_moves.sql";
     /// Issue the cluster's next tokens.
     CLUSTER_TOKENS_DRAW = "cluster_tokens_draw.sql";
 }

@@ -11,14 +11,15 @@ WITH finished AS (
         finished_at = baton_now_ms()
     WHERE b.id = $1
       AND b.state = 'running'
-    RETURNING b.id, b.name, b.strategy, b.state, b.created_at, b.finished_at, b.failure
+    RETURNING b.id, b.name, b.strategy, b.stealing, b.state, b.created_at, b.finished_at,
+              b.failure
 )
-SELECT f.id, f.name, f.strategy, f.state, f.created_at, f.finished_at, f.failure
+SELECT f.id, f.name, f.strategy, f.stealing, f.state, f.created_at, f.finished_at, f.failure
 FROM finished AS f
 UNION ALL
-SELECT s.id, s.name, s.strategy, s.state, s.created_at, s.finished_at, s.failure
+SELECT s.id, s.name, s.strategy, s.stealing, s.state, s.created_at, s.finished_at, s.failure
 FROM (
-    SELECT b.id, b.name, b.strategy, b.state, b.created_at, b.finished_at, b.failure
+    SELECT b.id, b.name, b.strategy, b.stealing, b.state, b.created_at, b.finished_at, b.failure
     FROM baton_batches AS b
     WHERE b.id = $1
       AND NOT EXISTS (SELECT 1 FROM finished)

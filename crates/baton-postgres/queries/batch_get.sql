@@ -1,5 +1,5 @@
 -- Reads one batch.
 --   $1 batch id.
-SELECT id, name, strategy, state, created_at, finished_at, failure
+SELECT id, name, strategy, stealing, state, created_at, finished_at, failure
 FROM baton_batches
 WHERE id = $1

@@ -2,7 +2,7 @@
 -- state.
 --   $1 last id already seen (0 for the first page), $2 job name (NULL: any), $3 state (NULL:
 --   any), $4 rows to read (page size + 1).
-SELECT id, name, strategy, state, created_at, finished_at, failure
+SELECT id, name, strategy, stealing, state, created_at, finished_at, failure
 FROM baton_batches
 WHERE id > $1
   AND ($2::TEXT IS NULL OR name = $2::TEXT)

@@ -2,7 +2,7 @@
 -- partitions are unfinished and failed, and the first failed ones by id with their errors. A
 -- final partition never changes, so a tally without unfinished partitions never goes stale.
 --   $1 batch id, $2 most failed partitions listed.
-SELECT b.id, b.name, b.strategy, b.state, b.created_at, b.finished_at, b.failure,
+SELECT b.id, b.name, b.strategy, b.stealing, b.state, b.created_at, b.finished_at, b.failure,
        t.unfinished, t.failed,
        ARRAY(SELECT p.key
              FROM baton_partitions AS p

@@ -63,7 +63,17 @@ rehomed AS (
     CROSS JOIN clock AS c
     WHERE p.id = f.id
       AND p.id = ANY (ARRAY(SELECT f.id FROM fates AS f))
-    RETURNING p.state
+    RETURNING p.id, p.batch, p.key, p.node, p.state
+),
+recorded_moves AS (
+    -- Each partition requeued is recorded as a failover move off its departed node.
+    INSERT INTO baton_partition_moves
+        (batch, partition_id, key, from_node, to_node, reason, moved_at)
+    SELECT r.batch, r.id, r.key, $1, r.node, 'failover', c.now_ms
+    FROM rehomed AS r
+    CROSS JOIN clock AS c
+    WHERE r.state = 'pending'
+    ORDER BY r.id
 ),
 woken AS (
     -- Other nodes claim the requeued partitions at once (delivered at commit).

@@ -16,7 +16,8 @@
 --
 -- Cost. Finding the candidates reads every unfinished partition with its node (a partition can
 -- be assigned to an id that was never registered, which no index on the nodes reveals).
--- When some partition went back to pending, notifies baton_partition_pending.
+-- Each partition requeued is recorded as a failover move. When some partition went back to
+-- pending, notifies baton_partition_pending.
 -- Answers the partitions rehomed, in no particular order: requeued ones pending, the others
 -- failed.
 WITH clock AS MATERIALIZED (
@@ -90,6 +91,17 @@ rehomed AS (
     RETURNING p.id, p.batch, p.key, p.params, p.transferable, p.state, p.node, p.token,
               p.checkpoint, p.result, p.attempts, p.progress, p.created_at, p.claimed_at,
               p.heartbeat_at, p.finished_at, p.error
+),
+recorded_moves AS (
+    -- Each partition requeued is recorded as a failover move off its departed node.
+    INSERT INTO baton_partition_moves
+        (batch, partition_id, key, from_node, to_node, reason, moved_at)
+    SELECT r.batch, r.id, r.key, l.node, r.node, 'failover', c.now_ms
+    FROM rehomed AS r
+    JOIN locked AS l ON l.id = r.id
+    CROSS JOIN clock AS c
+    WHERE r.state = 'pending'
+    ORDER BY r.id
 ),
 woken AS (
     -- The nodes that will claim the requeued partitions do so at once (delivered at commit).

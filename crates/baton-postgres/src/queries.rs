@@ -116,6 +116,10 @@ queries! {
     PARTITION_FAIL = "partition_fail.sql";
     /// Rehome the partitions of departed nodes.
     PARTITION_REASSIGN = "partition_reassign.sql";
+    /// Move pending partitions of a running batch to another node and record the moves.
+    PARTITION_MOVE = "partition_move.sql";
+    /// One page of a batch's moves by id.
+    PARTITION_MOVES = "partition_moves.sql";
     /// Save a claimed partition's checkpoint (compare-and-set) in the caller's transaction.
     PARTITION_CHECKPOINT_IN = "partition_checkpoint_in.sql";
 }

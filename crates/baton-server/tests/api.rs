@@ -6,8 +6,10 @@ mod common;
 use std::sync::atomic::Ordering;
 
 use axum::http::StatusCode;
+use baton::core::cluster::NodeLeaveParams;
 use baton::core::{ExecutionStatus, Schedule};
 use common::{Fixture, far_future, get};
+use serde_json::json;
 
 #[tokio::test]
 async fn health_and_readiness() {
@@ -230,6 +232,22 @@ async fn batches_show_their_partitions_and_progress() {
     assert_eq!(rest.body["partitions"]["items"][0]["state"], "pending");
 
     let missing = get(&router, "/api/v1/batches/424242").await;
+    assert_eq!((missing.status, missing.code()), (StatusCode::NOT_FOUND, "not_found"));
+
+    let none = get(&router, &format!("/api/v1/batches/{}/moves", batch.id)).await;
+    assert_eq!(none.body["items"], serde_json::json!([]));
+    let leave = NodeLeaveParams { node: node.id.clone(), token: node.token };
+    fixture.backend.cluster().node_leave(leave).await.expect("leave");
+    let moves = get(&router, &format!("/api/v1/batches/{}/moves", batch.id)).await;
+    let moved = &moves.body["items"][0];
+    assert_eq!(
+        (&moved["key"], &moved["from"], &moved["to"], &moved["reason"], &moved["token"]),
+        (&json!("p1"), &json!("worker-1"), &json!(null), &json!("failover"), &json!(null)),
+        "{}",
+        moves.text
+    );
+    assert_eq!(moves.body["items"].as_array().unwrap().len(), 1, "{}", moves.text);
+    let missing = get(&router, "/api/v1/batches/424242/moves").await;
     assert_eq!((missing.status, missing.code()), (StatusCode::NOT_FOUND, "not_found"));
 }
 

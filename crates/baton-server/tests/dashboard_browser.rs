@@ -145,6 +145,7 @@ async fn a_person_sees_pictures_progress_and_output_and_uses_the_admin_buttons()
     );
     assert!(batch_page.contains(r#"<progress data-partition="p0" value="1000" max="1000">"#));
     assert!(batch_page.contains("1 of 3 partitions final"), "{batch_page}");
+    assert!(batch_page.contains("No partition moved between nodes."), "{batch_page}");
 
     let execution_page = dom(&format!("http://{address}/executions/{}", execution.id), PAGE).await;
     assert!(

@@ -2,4 +2,4 @@
 UPDATE baton_batches
 SET state = ?3, failure = ?4, finished_at = ?2
 WHERE id = ?1 AND state = 'running'
-RETURNING id, name, strategy, state, created_at, finished_at, failure
+RETURNING id, name, strategy, stealing, state, created_at, finished_at, failure

@@ -1,4 +1,4 @@
 -- Reads batch ?1.
-SELECT id, name, strategy, state, created_at, finished_at, failure
+SELECT id, name, strategy, stealing, state, created_at, finished_at, failure
 FROM baton_batches
 WHERE id = ?1

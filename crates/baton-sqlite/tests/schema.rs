@@ -72,6 +72,7 @@ async fn migrations_are_idempotent_and_recorded_in_a_prefixed_table() {
             "baton_leases",
             "baton_node_changes",
             "baton_nodes",
+            "baton_partition_moves",
             "baton_partitions",
             "baton_pruned",
             "baton_schema_migrations"

@@ -33,7 +33,8 @@ async fn free_batch(store: &dyn ClusterStore, count: usize) -> Vec<Partition> {
         })
         .collect();
     let name = JobName::new(format!("batch-{:016x}", fastrand::u64(..))).expect("valid name");
-    let params = BatchCreateParams { name, strategy: Strategy::FreeForAll, partitions };
+    let params =
+        BatchCreateParams { name, strategy: Strategy::FreeForAll, stealing: false, partitions };
     let batch = store.batch_create(params).await.expect("create the batch");
     let list = PartitionListParams { limit: 1000, ..PartitionListParams::new(batch.id) };
     store.partition_list(list).await.expect("partition_list").items

@@ -36,7 +36,7 @@ fn batch(strategy: Strategy, node: Option<&NodeId>, transferable: &[bool]) -> Ba
         })
         .collect();
     let name = JobName::new(format!("batch-{:016x}", fastrand::u64(..))).expect("valid name");
-    BatchCreateParams { name, strategy, partitions }
+    BatchCreateParams { name, strategy, stealing: false, partitions }
 }
 
 fn claim_params(node: &Node, limit: u32) -> PartitionClaimParams {

@@ -45,6 +45,7 @@ fn one_partition(params: &str) -> BatchCreateParams {
     BatchCreateParams {
         name: JobName::new("sqlite-only").expect("name"),
         strategy: Strategy::FreeForAll,
+        stealing: false,
         partitions: vec![AssignedPartition { spec, node: None }],
     }
 }

@@ -9,31 +9,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use baton::StoreTime;
 use baton::cluster::{
-    BatchJob, BatchState, Cluster, ClusterConfig, JsonText, NodeId, Partition, PartitionContext,
-    PartitionKey, PartitionSpec, PartitionedJob,
+    BatchJob, BatchState, Cluster, NodeId, Partition, PartitionContext, PartitionedJob,
 };
 use baton::core::cluster::*;
-use baton::core::memory::{MemoryClusterStore, MemoryLeaseStore};
-use baton::core::time::Clock;
 use baton::core::{ClusterStore, Page, Result};
-use baton::{ElectorConfig, HolderId, LeaseStore, StoreTime};
 use tokio::sync::mpsc;
-use tokio::time::{Instant, timeout};
+use tokio::time::timeout;
+
+#[path = "common/paused.rs"]
+mod paused;
+use paused::{config, report, specs, start, stores};
 
 /// How long, in virtual time, the test waits for any one signal.
 const PATIENCE: Duration = Duration::from_secs(120);
-
-/// Store time that follows tokio's clock, so that pausing and advancing it moves both.
-struct TokioClock {
-    origin: Instant,
-}
-
-impl Clock for TokioClock {
-    fn now(&self) -> StoreTime {
-        StoreTime::from_millis(1_800_000_000_000).saturating_add(self.origin.elapsed())
-    }
-}
 
 /// A store that counts the sweeps made through it.
 struct CountingSweeps {
@@ -92,19 +82,18 @@ impl ClusterStore for CountingSweeps {
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.inner.partition_reassign(params).await
     }
+    async fn partition_move(&self, params: PartitionMoveParams) -> Result<Vec<Partition>> {
+        self.inner.partition_move(params).await
+    }
+    async fn partition_moves(&self, params: PartitionMovesParams) -> Result<Page<PartitionMove>> {
+        self.inner.partition_moves(params).await
+    }
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
         self.inner.subscribe_pending().await
     }
     async fn now(&self) -> Result<StoreTime> {
         self.inner.now().await
     }
-}
-
-/// In-memory stores on a clock that follows tokio's.
-fn stores() -> (Arc<dyn LeaseStore>, Arc<dyn ClusterStore>) {
-    let clock = Arc::new(TokioClock { origin: Instant::now() });
-    let leases: Arc<dyn LeaseStore> = Arc::new(MemoryLeaseStore::with_clock(clock.clone()));
-    (leases, Arc::new(MemoryClusterStore::with_clock(clock)))
 }
 
 /// Waits until `node` leads the cluster.
@@ -123,13 +112,7 @@ fn rows(
     started: mpsc::UnboundedSender<String>,
     finished: mpsc::UnboundedSender<BatchJob>,
 ) -> PartitionedJob {
-    let partitioner = |live: usize| async move {
-        (0..live)
-            .map(|i| {
-                Ok(PartitionSpec::new(PartitionKey::new(format!("p{i}"))?, JsonText::new("{}")?))
-            })
-            .collect::<Result<Vec<_>>>()
-    };
+    let partitioner = |live: usize| async move { specs(live) };
     let handler = move |ctx: PartitionContext| {
         let started = started.clone();
         async move {
@@ -141,28 +124,7 @@ fn rows(
             Ok(())
         }
     };
-    let on_success = move |batch: BatchJob, _: Vec<Partition>| {
-        let _ = finished.send(batch);
-        std::future::ready(())
-    };
-    PartitionedJob::new("rows".parse().unwrap(), partitioner, handler).on_success(on_success)
-}
-
-async fn start(
-    leases: &Arc<dyn LeaseStore>,
-    store: &Arc<dyn ClusterStore>,
-    id: &'static str,
-    job: PartitionedJob,
-) -> Cluster {
-    // The default timing: a heartbeat every 2 s, unreachable after 10 s.
-    let mut config = ClusterConfig::new(NodeId::new(id).unwrap(), "test-host");
-    config.elector = ElectorConfig::new(HolderId::new(id).unwrap());
-    Cluster::builder(leases.clone(), store.clone())
-        .config(config)
-        .partitioned(job)
-        .start()
-        .await
-        .expect("the node starts")
+    PartitionedJob::new("rows".parse().unwrap(), partitioner, handler).on_success(report(finished))
 }
 
 async fn next<T>(receiver: &mut mpsc::UnboundedReceiver<T>, what: &str) -> T {
@@ -179,10 +141,10 @@ async fn a_crashed_nodes_partition_runs_elsewhere_just_after_its_heartbeat_goes_
     let (finished, mut finishes) = mpsc::unbounded_channel();
     let job = |node| rows("node-a", node, started.clone(), finished.clone());
     // node-b starts first and leads; node-a is the victim.
-    let b = start(&leases, &store, "node-b", job("node-b")).await;
+    let b = start(&leases, &store, config("node-b"), job("node-b")).await;
     leads(&b).await;
-    let a = start(&leases, &store, "node-a", job("node-a")).await;
-    let c = start(&leases, &store, "node-c", job("node-c")).await;
+    let a = start(&leases, &store, config("node-a"), job("node-a")).await;
+    let c = start(&leases, &store, config("node-c"), job("node-c")).await;
     let batch = c.run(&"rows".parse().unwrap()).await.unwrap();
     let mut ran = Vec::new();
     while !ran.iter().any(|run: &String| run.ends_with("on node-a")) {
@@ -217,11 +179,11 @@ async fn an_idle_leader_sweeps_once_per_heartbeat_interval() {
     let (started, _) = mpsc::unbounded_channel();
     let (finished, _) = mpsc::unbounded_channel();
     let job = |node| rows("none", node, started.clone(), finished.clone());
-    let leader = start(&leases, &store, "node-a", job("node-a")).await;
+    let leader = start(&leases, &store, config("node-a"), job("node-a")).await;
     leads(&leader).await;
     let others = [
-        start(&leases, &store, "node-b", job("node-b")).await,
-        start(&leases, &store, "node-c", job("node-c")).await,
+        start(&leases, &store, config("node-b"), job("node-b")).await,
+        start(&leases, &store, config("node-c"), job("node-c")).await,
     ];
     let before = counting.sweeps.load(Ordering::SeqCst);
     let window = Duration::from_secs(60);

@@ -91,6 +91,12 @@ impl ClusterStore for Stalling {
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.inner.partition_reassign(params).await
     }
+    async fn partition_move(&self, params: PartitionMoveParams) -> Result<Vec<Partition>> {
+        self.inner.partition_move(params).await
+    }
+    async fn partition_moves(&self, params: PartitionMovesParams) -> Result<Page<PartitionMove>> {
+        self.inner.partition_moves(params).await
+    }
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {
         self.inner.subscribe_pending().await
     }

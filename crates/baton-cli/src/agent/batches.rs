@@ -28,7 +28,9 @@ pub fn partitioned_job(batch: &CommandBatch, runner: Runner) -> PartitionedJob {
         let (command, runner) = (command.clone(), runner.clone());
         async move { run(&runner, &command, &ctx).await }
     };
-    PartitionedJob::new(batch.name.clone(), partitioner, handler).strategy(batch.strategy)
+    PartitionedJob::new(batch.name.clone(), partitioner, handler)
+        .strategy(batch.strategy)
+        .stealing(batch.stealing)
 }
 
 /// Runs one partition: the command with the partition's variables, its checkpoint directives

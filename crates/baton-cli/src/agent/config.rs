@@ -146,6 +146,8 @@ pub struct CommandBatch {
     pub partitions: Vec<PartitionSpec>,
     /// How partitions are spread over the nodes.
     pub strategy: Strategy,
+    /// Whether idle nodes take pending partitions from the busiest while a batch runs.
+    pub stealing: bool,
     /// When a batch starts by itself, if ever.
     pub schedule: Option<ScheduleSpec>,
 }

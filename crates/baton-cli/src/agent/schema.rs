@@ -150,6 +150,8 @@ pub struct RawBatch {
     pub partitions: Option<RawPartitions>,
     /// How partitions are spread over the nodes.
     pub strategy: Option<String>,
+    /// Whether idle nodes take pending partitions from the busiest.
+    pub stealing: Option<bool>,
     /// Whether a started partition may move to another node.
     pub transferable: Option<bool>,
     /// A cron pattern starting a batch at each fire.

@@ -78,7 +78,10 @@ async fn status(arg: BatchArg, output: Output) -> anyhow::Result<()> {
 fn print_batch(batch: &BatchJob) {
     println!("batch      {}", batch.id);
     println!("job        {}", batch.name);
-    println!("strategy   {}", batch.strategy);
+    match batch.stealing {
+        true => println!("strategy   {} with stealing", batch.strategy),
+        false => println!("strategy   {}", batch.strategy),
+    }
     println!("state      {}", batch.state);
     println!("created    {}", batch.created_at);
     if let Some(at) = batch.finished_at {

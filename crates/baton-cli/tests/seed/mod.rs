@@ -31,8 +31,12 @@ pub async fn batch(backend: &baton::Backend, job: &str, node: &Node) -> BatchJob
             node: None,
         })
         .collect();
-    let params =
-        BatchCreateParams { name: job_name(job), strategy: Strategy::FreeForAll, partitions };
+    let params = BatchCreateParams {
+        name: job_name(job),
+        strategy: Strategy::FreeForAll,
+        stealing: false,
+        partitions,
+    };
     let batch = store.batch_create(params).await.unwrap();
     let claim = PartitionClaimParams {
         node: node.id.clone(),

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 /// Deterministic: nodes are considered in id order (a node listed twice counts once) and ties
 /// of load go to the smaller id.
 ///
-/// - `round-robin`: partition `i` goes to node `i mod n`.
+/// - `round-robin` and `scale-up`: partition `i` goes to node `i mod n`.
 /// - `fixed-node-count(k)`: the `k` least-loaded nodes are chosen, then round-robin over them
 ///   in id order; with fewer than `k` live nodes, every live node is used.
 /// - `least-loaded`: each partition goes to the node whose load plus partitions given so far

@@ -25,6 +25,9 @@ pub struct BatchJob {
     pub name: JobName,
     /// How its partitions were assigned, and how orphans are reassigned.
     pub strategy: Strategy,
+    /// Whether a node without pending partitions of the batch takes some from the node with
+    /// the most (see [`plan_moves`](super::plan_moves)).
+    pub stealing: bool,
     /// Where it is in its life.
     pub state: BatchState,
     /// When it was created (store clock).

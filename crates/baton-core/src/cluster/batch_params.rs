@@ -29,6 +29,8 @@ pub struct BatchCreateParams {
     pub name: JobName,
     /// How the partitions were assigned.
     pub strategy: Strategy,
+    /// Whether idle nodes steal pending partitions (not with `free-for-all`).
+    pub stealing: bool,
     /// The partitions, in order.
     pub partitions: Vec<AssignedPartition>,
 }
@@ -47,15 +49,23 @@ impl BatchCreateParams {
         let nodes = assign(strategy, specs.len(), live)?;
         let partitions =
             specs.into_iter().zip(nodes).map(|(spec, node)| AssignedPartition { spec, node });
-        Ok(BatchCreateParams { name, strategy, partitions: partitions.collect() })
+        let partitions = partitions.collect();
+        Ok(BatchCreateParams { name, strategy, stealing: false, partitions })
     }
 
     /// Checks the partitions as [`check_specs`] does against
-    /// [`MAX_PARTITIONS`](super::MAX_PARTITIONS), and that a `free-for-all` batch assigns none.
+    /// [`MAX_PARTITIONS`](super::MAX_PARTITIONS), and that a `free-for-all` batch assigns none
+    /// and does not steal.
     pub fn check(&self) -> Result<()> {
         check_specs(self.partitions.iter().map(|p| &p.spec), super::MAX_PARTITIONS)?;
         if self.strategy != Strategy::FreeForAll {
             return Ok(());
+        }
+        if self.stealing {
+            return Err(Error::invalid_input(
+                "invalid work stealing in a free-for-all batch: expected an assigning strategy \
+                 (any node claims any partition of a free-for-all batch)",
+            ));
         }
         match self.partitions.iter().find(|p| p.node.is_some()) {
             None => Ok(()),
@@ -221,12 +231,19 @@ mod tests {
         let params = BatchCreateParams {
             name: name(),
             strategy: Strategy::FreeForAll,
+            stealing: false,
             partitions: vec![AssignedPartition { spec: spec("p1"), node }],
         };
         assert_eq!(
             params.check().unwrap_err().to_string(),
             r#"invalid assignment of partition "p1" to node n1: expected no assignment in a free-for-all batch"#
         );
+        let stealing = BatchCreateParams {
+            stealing: true,
+            partitions: vec![AssignedPartition { spec: spec("p1"), node: None }],
+            ..params
+        };
+        assert!(stealing.check().unwrap_err().to_string().starts_with("invalid work stealing"));
     }
 
     #[test]

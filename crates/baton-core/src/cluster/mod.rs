@@ -15,11 +15,13 @@ mod change;
 mod failover;
 mod json;
 mod liveness;
+mod moves;
 mod named;
 mod node;
 mod node_id;
 mod node_params;
 mod partition;
+mod rebalance;
 pub mod row;
 mod spec;
 mod store;
@@ -36,6 +38,7 @@ pub use change::{NodeChange, NodeChangeReason};
 pub use failover::{Departure, Fate, Orphan, rehome};
 pub use json::{JsonText, MAX_JSON_BYTES};
 pub use liveness::{NodeThresholds, next_state};
+pub use moves::{MoveReason, PartitionMove, PartitionMoveParams, PartitionMovesParams};
 pub use node::{Node, NodeLoad, NodeState};
 pub use node_id::NodeId;
 pub use node_params::{
@@ -43,6 +46,7 @@ pub use node_params::{
     NodeRegisterParams, NodeSweepParams, PartitionBeat, Swept,
 };
 pub use partition::{Partition, PartitionKey, PartitionState};
+pub use rebalance::{PendingShare, plan_moves};
 pub use spec::{MAX_PARAMS_BYTES, MAX_PARTITIONS, PartitionSpec, check_specs};
 pub use store::{ClusterStore, PendingChanges, batch_not_found, node_lost, partition_lost};
 pub use strategy::Strategy;

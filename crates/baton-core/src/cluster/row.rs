@@ -1,11 +1,11 @@
 //! The cluster tables as the SQL stores keep them: one row type each for nodes, node changes,
-//! batches and partitions, in plain integers and text, decoded into the core records by the same
+//! batches, partitions and partition moves, in plain integers and text, decoded into the core records by the same
 //! rules whichever store read them. With the `sqlx` feature the rows are read with
 //! `sqlx::FromRow`, by column name (`load`, `changed_at`, `key`), from any of sqlx's databases.
 
 use crate::cluster::{
-    BatchJob, BatchState, JsonText, Node, NodeChange, NodeChangeReason, NodeId, NodeLoad,
-    NodeState, Partition, PartitionKey, PartitionState, Strategy,
+    BatchJob, BatchState, JsonText, MoveReason, Node, NodeChange, NodeChangeReason, NodeId,
+    NodeLoad, NodeState, Partition, PartitionKey, PartitionMove, PartitionState, Strategy,
 };
 use crate::error::{Error, Result};
 use crate::job::row::{corrupt, job_name, parsed};
@@ -96,6 +96,7 @@ pub struct BatchRow {
     id: i64,
     name: String,
     strategy: String,
+    stealing: bool,
     state: String,
     created_at: i64,
     finished_at: Option<i64>,
@@ -109,6 +110,7 @@ impl BatchRow {
             id: self.id,
             name: job_name(&self.name)?,
             strategy: strategy(&self.strategy)?,
+            stealing: self.stealing,
             state: parsed::<BatchState>("batch state", &self.state)?,
             created_at: StoreTime::from_millis(self.created_at),
             finished_at: self.finished_at.map(StoreTime::from_millis),
@@ -164,6 +166,38 @@ impl PartitionRow {
             heartbeat_at: instant(self.heartbeat_at),
             finished_at: instant(self.finished_at),
             error: self.error,
+        })
+    }
+}
+
+/// A `baton_partition_moves` row.
+#[derive(Debug)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct PartitionMoveRow {
+    id: i64,
+    batch: i64,
+    partition_id: i64,
+    key: String,
+    from_node: String,
+    to_node: Option<String>,
+    reason: String,
+    token: Option<i64>,
+    moved_at: i64,
+}
+
+impl PartitionMoveRow {
+    /// The move this row holds.
+    pub fn into_move(self) -> Result<PartitionMove> {
+        Ok(PartitionMove {
+            id: self.id,
+            batch: self.batch,
+            partition: self.partition_id,
+            key: PartitionKey::new(&self.key).map_err(|_| corrupt("partition key", &self.key))?,
+            from: node_id(&self.from_node)?,
+            to: self.to_node.as_deref().map(node_id).transpose()?,
+            reason: parsed::<MoveReason>("move reason", &self.reason)?,
+            token: self.token.map(token).transpose()?,
+            at: StoreTime::from_millis(self.moved_at),
         })
     }
 }

@@ -8,7 +8,8 @@ use super::{
     NodeHeartbeatOutcome, NodeHeartbeatParams, NodeId, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, Reassigned, Swept,
+    PartitionMove, PartitionMoveParams, PartitionMovesParams, PartitionReassignParams, Reassigned,
+    Swept,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::lease::FencingToken;
@@ -56,6 +57,9 @@ pub trait PendingChanges: Send {
 ///   `LeaseLost` (changing nothing) when it is not current. A final partition never changes.
 /// - **Failover.** A partition assigned to or claimed by a node that is not active is moved or
 ///   failed by [`rehome`](super::rehome), keeping its checkpoint; a new claim resumes from it.
+///   Each partition requeued is recorded as a [`failover`](super::MoveReason::Failover) move.
+/// - **Rebalancing.** Only pending partitions of a running batch move between active nodes,
+///   each under a new token and recorded, by [`partition_move`](Self::partition_move).
 /// - **Batches.** Created with all their partitions at once, after
 ///   [`BatchCreateParams::check`]; finished by [`batch_finish`](Self::batch_finish) once every
 ///   partition is final, by [`verdict`](super::verdict).
@@ -120,10 +124,20 @@ pub trait ClusterStore: Send + Sync + 'static {
     /// batches whose node is not active (the leader's job, after a sweep).
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned>;
 
+    /// Moves the pending partitions of a running batch with the greatest ids from one node to
+    /// an active one, as [`PartitionMoveParams`] bounds it, each under a new token, and records
+    /// each move; answers the partitions moved, by id (none when the batch is not running, the
+    /// target is not active, or the source holds no more than it keeps).
+    async fn partition_move(&self, params: PartitionMoveParams) -> Result<Vec<Partition>>;
+
+    /// Lists a batch's moves, oldest first (an unknown batch has none).
+    async fn partition_moves(&self, params: PartitionMovesParams) -> Result<Page<PartitionMove>>;
+
     /// Subscribes to the wake-ups sent after a commit made partitions pending for others to
-    /// claim: a batch created, or partitions moved off a departed node (by a reassignment, a
-    /// leave or a registration again); `None` when the backend cannot notify. The feed is live
-    /// once this returns. Wake-ups are best effort: a node keeps polling as a fallback.
+    /// claim: a batch created, partitions moved off a departed node (by a reassignment, a
+    /// leave or a registration again) or moved by the leader; `None` when the backend cannot
+    /// notify. The feed is live once this returns. Wake-ups are best effort: a node keeps
+    /// polling as a fallback.
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>>;
 
     /// The store's current time, the clock every threshold is judged by.

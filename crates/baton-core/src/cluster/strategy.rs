@@ -21,6 +21,10 @@ pub enum Strategy {
     LeastLoaded,
     /// No assignment: any live node claims any partition. Named `free-for-all`.
     FreeForAll,
+    /// Round-robin at the start, then the pending partitions are spread evenly again over
+    /// every live node whenever one has none left, so that nodes joining while the batch runs
+    /// take their share (see [`plan_moves`](super::plan_moves)). Named `scale-up`.
+    ScaleUp,
 }
 
 impl fmt::Display for Strategy {
@@ -30,6 +34,7 @@ impl fmt::Display for Strategy {
             Strategy::FixedNodeCount(k) => f.pad(&format!("fixed-node-count({k})")),
             Strategy::LeastLoaded => f.pad("least-loaded"),
             Strategy::FreeForAll => f.pad("free-for-all"),
+            Strategy::ScaleUp => f.pad("scale-up"),
         }
     }
 }
@@ -49,10 +54,11 @@ impl FromStr for Strategy {
             ("round-robin", _) => Ok(Strategy::RoundRobin),
             ("least-loaded", _) => Ok(Strategy::LeastLoaded),
             ("free-for-all", _) => Ok(Strategy::FreeForAll),
+            ("scale-up", _) => Ok(Strategy::ScaleUp),
             (_, Some(Ok(strategy))) => Ok(strategy),
             _ => Err(Error::invalid_input(format!(
                 "invalid partition strategy {}: expected round-robin, fixed-node-count(K) \
-                 with K at least 1, least-loaded or free-for-all",
+                 with K at least 1, least-loaded, free-for-all or scale-up",
                 crate::echo::quoted(text)
             ))),
         }
@@ -66,7 +72,14 @@ mod tests {
     #[test]
     fn names_round_trip_in_any_case() {
         let three = Strategy::FixedNodeCount(NonZeroU32::new(3).unwrap());
-        for strategy in [Strategy::RoundRobin, three, Strategy::LeastLoaded, Strategy::FreeForAll] {
+        let all = [
+            Strategy::RoundRobin,
+            three,
+            Strategy::LeastLoaded,
+            Strategy::FreeForAll,
+            Strategy::ScaleUp,
+        ];
+        for strategy in all {
             assert_eq!(strategy.to_string().parse::<Strategy>().unwrap(), strategy);
         }
         assert_eq!(three.to_string(), "fixed-node-count(3)");
@@ -83,7 +96,8 @@ mod tests {
                 err.to_string(),
                 format!(
                     "invalid partition strategy {bad:?}: expected round-robin, \
-                     fixed-node-count(K) with K at least 1, least-loaded or free-for-all"
+                     fixed-node-count(K) with K at least 1, least-loaded, free-for-all or \
+                     scale-up"
                 )
             );
         }

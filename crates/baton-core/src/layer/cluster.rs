@@ -8,7 +8,8 @@ use crate::cluster::{
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, PendingChanges, Reassigned, Swept,
+    PartitionMove, PartitionMoveParams, PartitionMovesParams, PartitionReassignParams,
+    PendingChanges, Reassigned, Swept,
 };
 use crate::error::Result;
 use crate::page::Page;
@@ -78,6 +79,14 @@ impl<L: Layer> ClusterStore for Layered<dyn ClusterStore, L> {
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.through("partition_reassign", self.inner.partition_reassign(params)).await
+    }
+
+    async fn partition_move(&self, params: PartitionMoveParams) -> Result<Vec<Partition>> {
+        self.through("partition_move", self.inner.partition_move(params)).await
+    }
+
+    async fn partition_moves(&self, params: PartitionMovesParams) -> Result<Page<PartitionMove>> {
+        self.through("partition_moves", self.inner.partition_moves(params)).await
     }
 
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {

@@ -11,7 +11,8 @@ use crate::cluster::{
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, PendingChanges, Reassigned, Swept,
+    PartitionMove, PartitionMoveParams, PartitionMovesParams, PartitionReassignParams,
+    PendingChanges, Reassigned, Swept,
 };
 use crate::error::Result;
 use crate::page::Page;
@@ -36,6 +37,8 @@ use crate::time::{Clock, StoreTime, SystemClock};
 ///   counts one attempt and issues the next token.
 /// - **Rehoming.** Orphans in id order (see [`rehome`](crate::cluster::rehome)); a requeued
 ///   partition keeps its token, checkpoint, progress and attempts until its next claim.
+/// - **Moves.** Numbered 1, 2, 3, … across batches; a rebalancing move takes the source's
+///   pending partitions of the batch by descending id and issues each the next token.
 /// - **Wake-ups.** Every pending feed is woken after a call that created a batch or requeued
 ///   a partition, and only then.
 ///
@@ -148,6 +151,14 @@ impl ClusterStore for MemoryClusterStore {
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.write(|records| records.reassign(params, self.clock.now()))
+    }
+
+    async fn partition_move(&self, params: PartitionMoveParams) -> Result<Vec<Partition>> {
+        self.write(|records| records.move_pending(params, self.clock.now()))
+    }
+
+    async fn partition_moves(&self, params: PartitionMovesParams) -> Result<Page<PartitionMove>> {
+        self.lock().moves(params)
     }
 
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {

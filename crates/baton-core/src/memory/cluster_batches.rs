@@ -22,6 +22,7 @@ impl ClusterRecords {
             id: number(self.batches.len()),
             name: params.name,
             strategy: params.strategy,
+            stealing: params.stealing,
             state: BatchState::Running,
             created_at: now,
             finished_at: None,

@@ -3,9 +3,9 @@
 
 use super::cluster_state::ClusterRecords;
 use crate::cluster::{
-    Departure, Fate, Orphan, Partition, PartitionCheckpointParams, PartitionClaimParams,
-    PartitionCompleteParams, PartitionFailParams, PartitionReassignParams, PartitionState,
-    Reassigned, rehome,
+    Departure, Fate, MoveReason, Orphan, Partition, PartitionCheckpointParams,
+    PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionReassignParams,
+    PartitionState, Reassigned, rehome,
 };
 use crate::error::{Error, Result};
 use crate::page::MAX_PAGE_SIZE;
@@ -133,9 +133,12 @@ impl ClusterRecords {
             let partition = &mut self.partitions[index];
             match fate {
                 Fate::Requeue(node) => {
+                    let from = std::mem::replace(&mut partition.node, node);
+                    let from = from.expect("an orphan has a node");
                     partition.state = PartitionState::Pending;
-                    partition.node = node;
-                    reassigned.moved.push(partition.clone());
+                    let moved = partition.clone();
+                    self.record_move(&moved, from, MoveReason::Failover, None, now);
+                    reassigned.moved.push(moved);
                 }
                 Fate::Fail(reason) => {
                     partition.state = PartitionState::Failed;

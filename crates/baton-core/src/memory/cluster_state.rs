@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::cluster::{
-    BatchJob, Node, NodeChange, NodeChangeReason, NodeId, NodeLoad, NodeState, Partition,
-    node_lost, partition_lost,
+    BatchJob, MoveReason, Node, NodeChange, NodeChangeReason, NodeId, NodeLoad, NodeState,
+    Partition, PartitionMove, node_lost, partition_lost,
 };
 use crate::error::Result;
 use crate::lease::FencingToken;
@@ -25,6 +25,8 @@ pub(super) struct ClusterRecords {
     /// created together, so they are contiguous.
     pub(super) batch_partitions: Vec<Range<usize>>,
     pub(super) partitions: Vec<Partition>,
+    /// Every move of a partition between nodes, numbered from 1.
+    pub(super) moves: Vec<PartitionMove>,
     last_token: u64,
     /// Counts the writes that made partitions pending for others to claim (a batch created,
     /// partitions requeued), so that the store knows when to wake its pending feeds.
@@ -88,6 +90,28 @@ impl ClusterRecords {
         };
         self.changes.push(change.clone());
         change
+    }
+
+    /// Records that `partition` (as it is now) moved from node `from` for `reason`.
+    pub(super) fn record_move(
+        &mut self,
+        partition: &Partition,
+        from: NodeId,
+        reason: MoveReason,
+        token: Option<FencingToken>,
+        now: StoreTime,
+    ) {
+        self.moves.push(PartitionMove {
+            id: number(self.moves.len()),
+            batch: partition.batch,
+            partition: partition.id,
+            key: partition.key.clone(),
+            from,
+            to: partition.node.clone(),
+            reason,
+            token,
+            at: now,
+        });
     }
 
     /// The partition `id` if it is claimed under `token`, or `LeaseLost`.

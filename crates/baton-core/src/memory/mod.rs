@@ -8,6 +8,7 @@ mod actions;
 mod changes;
 mod cluster;
 mod cluster_batches;
+mod cluster_moves;
 mod cluster_nodes;
 mod cluster_partitions;
 mod cluster_state;

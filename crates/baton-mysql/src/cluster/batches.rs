@@ -33,6 +33,7 @@ pub(super) async fn create(inner: &Inner, params: &BatchCreateParams) -> Result<
         let done = sqlx::query(BATCH_INSERT)
             .bind(params.name.as_str())
             .bind(&strategy)
+            .bind(params.stealing)
             .bind(now.as_millis())
             .execute(&mut *conn)
             .await?;
@@ -48,6 +49,7 @@ pub(super) async fn create(inner: &Inner, params: &BatchCreateParams) -> Result<
         id,
         name: params.name.clone(),
         strategy: params.strategy,
+        stealing: params.stealing,
         state: BatchState::Running,
         created_at: now,
         finished_at: None,

@@ -14,6 +14,7 @@
 
 mod batches;
 pub(crate) mod lists;
+mod moves;
 mod nodes;
 mod partitions;
 mod reads;
@@ -30,7 +31,8 @@ use baton_core::cluster::{
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, PendingChanges, Reassigned, Swept,
+    PartitionMove, PartitionMoveParams, PartitionMovesParams, PartitionReassignParams,
+    PendingChanges, Reassigned, Swept,
 };
 use baton_core::page::MAX_PAGE_SIZE;
 use baton_core::{Error, Page, Result, StoreTime};
@@ -151,6 +153,14 @@ impl ClusterStore for MysqlClusterStore {
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         rehome::reassign(&self.inner, params).await
+    }
+
+    async fn partition_move(&self, params: PartitionMoveParams) -> Result<Vec<Partition>> {
+        moves::move_pending(&self.inner, &params).await
+    }
+
+    async fn partition_moves(&self, params: PartitionMovesParams) -> Result<Page<PartitionMove>> {
+        moves::list(&self.inner.pool, params).await
     }
 
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {

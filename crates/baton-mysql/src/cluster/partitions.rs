@@ -111,7 +111,10 @@ async fn claimable(
 }
 
 /// Reads the listed partitions, by id.
-async fn read(conn: &mut MySqlConnection, ids: &[i64]) -> Result<Vec<Partition>, Failure> {
+pub(super) async fn read(
+    conn: &mut MySqlConnection,
+    ids: &[i64],
+) -> Result<Vec<Partition>, Failure> {
     let statement = lists::ids(PARTITION_READ, ids.len());
     let mut query =
         sqlx::query_as::<_, PartitionRow>(sqlx::AssertSqlSafe(statement)).persistent(false);

@@ -5,15 +5,15 @@
 use std::collections::{BTreeSet, HashMap};
 
 use baton_core::cluster::{
-    Departure, Fate, NodeId, NodeLoad, NodeState, Orphan, Partition, PartitionReassignParams,
-    PartitionState, Reassigned, Strategy, rehome,
+    Departure, Fate, MoveReason, NodeId, NodeLoad, NodeState, Orphan, Partition,
+    PartitionReassignParams, PartitionState, Reassigned, Strategy, rehome,
 };
 use baton_core::{Error, ErrorKind, FencingToken, Result, StoreTime};
 use sqlx::MySqlConnection;
 
 use super::lists::{self, MOST_ROWS};
 use super::rows::{NodeLoadRow, NodeStateRow, PartitionRow, decode_all, node_id, strategy};
-use super::{Inner, check_limit, now};
+use super::{Inner, check_limit, moves, now};
 use crate::queries::{
     BATCH_STRATEGIES, NODE_LIVE, NODE_STATES, PARTITION_FAIL_ORPHANS, PARTITION_LOCK_ORPHANS,
     PARTITION_OF_NODE, PARTITION_ORPHANS, PARTITION_REQUEUE,
@@ -134,7 +134,8 @@ pub(super) async fn apply(
 }
 
 /// Decides the fate of each locked partition, in order, and writes them: requeued ones in one
-/// statement, failed ones in another (per [`MOST_ROWS`]).
+/// statement, failed ones in another, and the moves of the requeued ones in a third (per
+/// [`MOST_ROWS`]).
 async fn write_fates(
     conn: &mut MySqlConnection,
     strays: Vec<(Partition, Departure)>,
@@ -163,11 +164,13 @@ async fn write_fates(
     let live: Vec<NodeLoad> = decode_all(rows, NodeLoadRow::into_load)?;
     let fates = rehome(&orphans, &live);
     let mut reassigned = Reassigned::default();
+    let mut departed = Vec::new();
     for ((mut partition, _), fate) in strays.into_iter().zip(fates) {
         match fate {
             Fate::Requeue(node) => {
-                (partition.state, partition.node, partition.error) =
-                    (PartitionState::Pending, node, None);
+                let from = std::mem::replace(&mut partition.node, node);
+                departed.push(from.ok_or_else(|| unassigned(partition.id))?);
+                (partition.state, partition.error) = (PartitionState::Pending, None);
                 reassigned.moved.push(partition);
             }
             Fate::Fail(reason) => {
@@ -192,6 +195,8 @@ async fn write_fates(
         let cases = chunk.iter().map(|p| (p.id, p.error.as_deref()));
         write(conn, PARTITION_FAIL_ORPHANS, Some(now), cases).await?;
     }
+    let moves = reassigned.moved.iter().zip(&departed);
+    moves::record(conn, moves, MoveReason::Failover, now).await?;
     Ok(reassigned)
 }
 

@@ -24,7 +24,8 @@ impl PostgresClusterStore {
             .bind(&keys)
             .bind(&parameters)
             .bind(&transferable)
-            .bind(&nodes);
+            .bind(&nodes)
+            .bind(params.stealing);
         let what =
             || format!("creating a batch of job {} with {} partitions", params.name, keys.len());
         let created = self.connections.fetch_optional(query, what).await?.ok_or_else(|| {

@@ -1,7 +1,8 @@
 //! The PostgreSQL `ClusterStore`.
 //!
 //! Nodes live in `baton_nodes` with their history in `baton_node_changes`, batches in
-//! `baton_batches` and their partitions in `baton_partitions`; times are milliseconds on the
+//! `baton_batches`, their partitions in `baton_partitions` and their moves in
+//! `baton_partition_moves`; times are milliseconds on the
 //! server's clock, and registration and claim tokens come from `baton_fencing_tokens`, the
 //! sequence leases and executions draw from. Every operation is one statement and one commit
 //! (a heartbeat too, whatever the number of partitions), except finishing a batch, which reads
@@ -11,7 +12,7 @@
 //! which mirrors [`rehome`](baton_core::cluster::rehome), so that registering, leaving and
 //! reassigning rehome them in the same statement. How each statement stays correct against the
 //! others under READ COMMITTED is explained at the top of its file in `queries/`. Creating a
-//! batch, and rehoming that requeues partitions, notify [`PENDING_CHANNEL`](crate::PENDING_CHANNEL)
+//! batch, moving partitions, and rehoming that requeues them, notify [`PENDING_CHANNEL`](crate::PENDING_CHANNEL)
 //! in the same statement, so that nodes claim at once.
 
 mod batches;
@@ -28,7 +29,8 @@ use baton_core::cluster::{
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, PendingChanges, Reassigned, Swept,
+    PartitionMove, PartitionMoveParams, PartitionMovesParams, PartitionReassignParams,
+    PendingChanges, Reassigned, Swept,
 };
 use baton_core::page::MAX_PAGE_SIZE;
 use baton_core::{Error, ErrorKind, Page, Result, StoreTime};
@@ -142,6 +144,14 @@ impl ClusterStore for PostgresClusterStore {
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         self.reassign(params).await
+    }
+
+    async fn partition_move(&self, params: PartitionMoveParams) -> Result<Vec<Partition>> {
+        self.move_pending(params).await
+    }
+
+    async fn partition_moves(&self, params: PartitionMovesParams) -> Result<Page<PartitionMove>> {
+        self.list_moves(params).await
     }
 
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {

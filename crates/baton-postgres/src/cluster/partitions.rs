@@ -1,17 +1,18 @@
-//! Partition work: claims, compare-and-set writes under a claim's token, and the reassignment
-//! of the partitions of departed nodes.
+//! Partition work: claims, compare-and-set writes under a claim's token, the reassignment of
+//! the partitions of departed nodes, and the leader's moves of pending partitions.
 
 use baton_core::cluster::{
     Partition, PartitionCheckpointParams, PartitionClaimParams, PartitionCompleteParams,
-    PartitionFailParams, PartitionReassignParams, PartitionState, Reassigned, node_lost,
-    partition_lost,
+    PartitionFailParams, PartitionMoveParams, PartitionReassignParams, PartitionState, Reassigned,
+    node_lost, partition_lost,
 };
 use baton_core::{FencingToken, Result};
 
 use super::{PostgresClusterStore, check_limit, internal, rows, stored_count};
 use crate::connections::PgQuery;
 use crate::queries::{
-    PARTITION_CHECKPOINT, PARTITION_CLAIM, PARTITION_COMPLETE, PARTITION_FAIL, PARTITION_REASSIGN,
+    PARTITION_CHECKPOINT, PARTITION_CLAIM, PARTITION_COMPLETE, PARTITION_FAIL, PARTITION_MOVE,
+    PARTITION_REASSIGN,
 };
 use crate::row;
 
@@ -85,6 +86,24 @@ impl PostgresClusterStore {
         let (failed, moved) =
             rehomed.into_iter().partition(|partition| partition.state == PartitionState::Failed);
         Ok(Reassigned { moved, failed })
+    }
+
+    /// Moves pending partitions of a running batch to an active node, each under a new token,
+    /// and records the moves, in one statement.
+    pub(super) async fn move_pending(&self, params: PartitionMoveParams) -> Result<Vec<Partition>> {
+        params.check()?;
+        let query = sqlx::query(PARTITION_MOVE)
+            .bind(params.batch)
+            .bind(params.from.as_str())
+            .bind(params.to.as_str())
+            .bind(i64::from(params.keep))
+            .bind(i64::from(params.count))
+            .bind(params.reason.as_str());
+        let what = || format!("moving partitions of batch {} to node {}", params.batch, params.to);
+        let found = self.connections.fetch_all(query, what).await?;
+        let mut moved: Vec<Partition> = found.iter().map(rows::partition).collect::<Result<_>>()?;
+        moved.sort_by_key(|partition| partition.id);
+        Ok(moved)
     }
 
     /// Runs a compare-and-set write of one claimed partition; `LeaseLost` when the partition

@@ -3,13 +3,15 @@
 
 use baton_core::cluster::{
     BatchJob, BatchListParams, Node, NodeChange, NodeChangesParams, NodeListParams, Partition,
-    PartitionListParams,
+    PartitionListParams, PartitionMove, PartitionMovesParams,
 };
 use baton_core::page::check_page_size;
 use baton_core::{Cursor, Page, Result, StoreTime};
 
 use super::{PostgresClusterStore, internal, rows};
-use crate::queries::{BATCH_GET, BATCH_LIST, NODE_CHANGES, NODE_LIST, NOW, PARTITION_LIST};
+use crate::queries::{
+    BATCH_GET, BATCH_LIST, NODE_CHANGES, NODE_LIST, NOW, PARTITION_LIST, PARTITION_MOVES,
+};
 use crate::row;
 
 impl PostgresClusterStore {
@@ -72,6 +74,24 @@ impl PostgresClusterStore {
             .await?;
         let partitions = found.iter().map(rows::partition).collect::<Result<Vec<_>>>()?;
         Ok(Page::from_fetched(partitions, limit, |partition| partition.id))
+    }
+
+    pub(super) async fn list_moves(
+        &self,
+        params: PartitionMovesParams,
+    ) -> Result<Page<PartitionMove>> {
+        let limit = check_page_size(params.limit)?;
+        let query = sqlx::query(PARTITION_MOVES)
+            .bind(params.batch)
+            .bind(params.after.map_or(0, Cursor::last_id))
+            .bind(i64::from(limit) + 1);
+        let batch = params.batch;
+        let found = self
+            .connections
+            .fetch_all(query, || format!("listing the moves of batch {batch}"))
+            .await?;
+        let moves = found.iter().map(rows::partition_move).collect::<Result<Vec<_>>>()?;
+        Ok(Page::from_fetched(moves, limit, |moved| moved.id))
     }
 
     pub(super) async fn clock(&self) -> Result<StoreTime> {

@@ -2,8 +2,10 @@
 
 use std::str::FromStr;
 
-use baton_core::cluster::row::{BatchRow, NodeChangeRow, NodeRow, PartitionRow};
-use baton_core::cluster::{BatchJob, BatchTally, Node, NodeChange, Partition, PartitionKey};
+use baton_core::cluster::row::{BatchRow, NodeChangeRow, NodeRow, PartitionMoveRow, PartitionRow};
+use baton_core::cluster::{
+    BatchJob, BatchTally, Node, NodeChange, Partition, PartitionKey, PartitionMove,
+};
 use baton_core::{Error, ErrorKind, FencingToken, Result};
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, Row};
@@ -45,6 +47,11 @@ pub(super) fn tally(found: &PgRow) -> Result<BatchTally> {
 /// A partition from a row with the columns of `baton_partitions`.
 pub(super) fn partition(found: &PgRow) -> Result<Partition> {
     PartitionRow::from_row(found).map_err(row::unreadable)?.into_partition()
+}
+
+/// A record of `baton_partition_moves`.
+pub(super) fn partition_move(found: &PgRow) -> Result<PartitionMove> {
+    PartitionMoveRow::from_row(found).map_err(row::unreadable)?.into_move()
 }
 
 /// The partition a heartbeat stamped, from the `stamped_id` and `stamped_token` columns of

@@ -1,14 +1,16 @@
-//! `/api/v1/batches` and `/api/v1/batches/{id}`.
+//! `/api/v1/batches`, `/api/v1/batches/{id}` and `/api/v1/batches/{id}/moves`.
 
 use axum::Json;
 use axum::extract::{Path, State};
-use baton::core::cluster::{BatchListParams, BatchState, PartitionListParams, batch_not_found};
+use baton::core::cluster::{
+    BatchListParams, BatchState, PartitionListParams, PartitionMovesParams, batch_not_found,
+};
 use baton::core::schedule::JobName;
 
 use crate::error::ApiResult;
 use crate::params::{PageQuery, Query, id, optional};
 use crate::state::AppState;
-use crate::views::{BatchDetailView, BatchView, PageView};
+use crate::views::{BatchDetailView, BatchView, MoveView, PageView};
 
 #[derive(serde::Deserialize)]
 pub(crate) struct BatchesQuery {
@@ -52,4 +54,18 @@ pub(crate) async fn one(
         batch: BatchView::from(&record),
         partitions: PageView::of(&partitions),
     }))
+}
+
+/// A page of a batch's moves (join, steal, failover), oldest first.
+pub(crate) async fn moves(
+    State(state): State<AppState>,
+    Path(batch): Path<String>,
+    Query(query): Query<PageQuery>,
+) -> ApiResult<Json<PageView<MoveView>>> {
+    let id = id("batch", &batch)?;
+    let store = state.backend.cluster();
+    store.batch_get(id).await?.ok_or_else(|| batch_not_found(id))?;
+    let params = PartitionMovesParams { batch: id, after: query.after()?, limit: query.limit()? };
+    let page = store.partition_moves(params).await?;
+    Ok(Json(PageView::of(&page)))
 }

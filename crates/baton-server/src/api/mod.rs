@@ -37,6 +37,7 @@ pub(crate) fn routes(state: &AppState) -> Routes {
         .get("/api/v1/executions/{id}", get(executions::one))
         .get("/api/v1/batches", get(batches::list))
         .get("/api/v1/batches/{id}", get(batches::one))
+        .get("/api/v1/batches/{id}/moves", get(batches::moves))
         .get("/api/v1/actions", get(actions::list))
         .layer(|router| router.route_layer(from_fn_with_state(state.clone(), require_read)));
     let admin = Routes::new()

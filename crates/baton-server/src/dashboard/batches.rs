@@ -3,7 +3,8 @@
 use askama::Template;
 use axum::extract::{Path, State};
 use baton::core::cluster::{
-    ClusterStore, Partition, PartitionListParams, PartitionState, batch_not_found,
+    ClusterStore, Partition, PartitionListParams, PartitionMove, PartitionMovesParams,
+    PartitionState, batch_not_found,
 };
 use baton::{Cursor, StoreTime};
 
@@ -20,6 +21,8 @@ const BATCHES: u32 = 50;
 const PARTITIONS: u32 = 100;
 /// The most partitions counted for a batch's summary.
 const COUNTED: usize = 10_000;
+/// Moves shown on a batch's page.
+const MOVES: u32 = 100;
 
 #[derive(Template)]
 #[template(path = "batches.html")]
@@ -115,6 +118,29 @@ fn rows(partitions: &[Partition], now: StoreTime) -> Vec<PartitionRow> {
         .collect()
 }
 
+/// A move of a partition between nodes, as the batch's page lists it.
+pub(crate) struct MoveRow {
+    pub at: String,
+    pub key: String,
+    pub from: String,
+    pub to: String,
+    pub reason: &'static str,
+    pub token: String,
+}
+
+impl MoveRow {
+    fn new(moved: &PartitionMove, now: StoreTime) -> Self {
+        MoveRow {
+            at: relative(moved.at, now),
+            key: moved.key.to_string(),
+            from: moved.from.to_string(),
+            to: moved.to.as_ref().map_or_else(|| "any node".to_owned(), ToString::to_string),
+            reason: moved.reason.as_str(),
+            token: moved.token.map(|token| token.to_string()).unwrap_or_default(),
+        }
+    }
+}
+
 #[derive(Template)]
 #[template(path = "batch.html")]
 struct BatchPage {
@@ -125,9 +151,12 @@ struct BatchPage {
     summary: String,
     partitions: Vec<PartitionRow>,
     next: Option<String>,
+    moves: Vec<MoveRow>,
+    more_moves: bool,
 }
 
-/// `/batches/{id}`: one batch, its partitions by state, and a page of partitions.
+/// `/batches/{id}`: one batch, its partitions by state, a page of partitions, and the first
+/// moves of partitions between nodes.
 pub(crate) async fn show(
     State(state): State<AppState>,
     Path(batch): Path<String>,
@@ -144,6 +173,8 @@ pub(crate) async fn show(
     };
     let shown = store.partition_list(params).await?;
     let (counts, counted_all) = count_states(&*store, id).await?;
+    let moves = PartitionMovesParams { limit: MOVES, ..PartitionMovesParams::new(id) };
+    let moves = store.partition_moves(moves).await?;
     let total: u64 = counts.iter().map(|(_, n)| n).sum();
     let finished: u64 = counts.iter().filter(|(state, _)| state.is_final()).map(|(_, n)| n).sum();
     let summary: Vec<String> =
@@ -156,6 +187,8 @@ pub(crate) async fn show(
         summary: summary.join(", "),
         partitions: rows(&shown.items, now),
         next: shown.next.map(|cursor| cursor.to_string()),
+        moves: moves.items.iter().map(|moved| MoveRow::new(moved, now)).collect(),
+        more_moves: moves.next.is_some(),
     })
 }
 

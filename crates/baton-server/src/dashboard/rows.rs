@@ -94,7 +94,10 @@ impl BatchRow {
             id: batch.id,
             job: batch.name.to_string(),
             state: batch.state.as_str(),
-            strategy: batch.strategy.to_string(),
+            strategy: match batch.stealing {
+                true => format!("{} with stealing", batch.strategy),
+                false => batch.strategy.to_string(),
+            },
             created: instant(batch.created_at),
             finished: batch.finished_at.map(instant).unwrap_or_default(),
             failure: batch.failure.clone().unwrap_or_default(),

@@ -1,6 +1,6 @@
 //! Batches of partitioned jobs and their partitions.
 
-use baton::core::cluster::{BatchJob, Partition};
+use baton::core::cluster::{BatchJob, Partition, PartitionMove};
 use serde::Serialize;
 
 use super::{PageView, instant, maybe_instant};
@@ -14,6 +14,8 @@ pub struct BatchView {
     pub job: String,
     /// How its partitions were assigned, such as `round-robin`.
     pub strategy: String,
+    /// Whether idle nodes take pending partitions from the busiest.
+    pub stealing: bool,
     /// `running`, `succeeded` or `failed`.
     pub state: &'static str,
     /// When it was created.
@@ -30,6 +32,7 @@ impl From<&BatchJob> for BatchView {
             id: batch.id,
             job: batch.name.to_string(),
             strategy: batch.strategy.to_string(),
+            stealing: batch.stealing,
             state: batch.state.as_str(),
             created_at: instant(batch.created_at),
             finished_at: maybe_instant(batch.finished_at),
@@ -86,6 +89,45 @@ impl From<&Partition> for PartitionView {
             heartbeat_at: maybe_instant(partition.heartbeat_at),
             finished_at: maybe_instant(partition.finished_at),
             error: partition.error.clone(),
+        }
+    }
+}
+
+/// One move of a partition between nodes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MoveView {
+    /// Position in the history of moves.
+    pub id: i64,
+    /// The batch.
+    pub batch: i64,
+    /// The partition's id.
+    pub partition: i64,
+    /// The partition's key.
+    pub key: String,
+    /// The node it left.
+    pub from: String,
+    /// The node it went to; `None`: any node may claim it.
+    pub to: Option<String>,
+    /// `join`, `steal` or `failover`.
+    pub reason: &'static str,
+    /// The token the move issued (`None` for a failover).
+    pub token: Option<u64>,
+    /// When, on the store's clock.
+    pub at: String,
+}
+
+impl From<&PartitionMove> for MoveView {
+    fn from(moved: &PartitionMove) -> Self {
+        MoveView {
+            id: moved.id,
+            batch: moved.batch,
+            partition: moved.partition,
+            key: moved.key.to_string(),
+            from: moved.from.to_string(),
+            to: moved.to.as_ref().map(ToString::to_string),
+            reason: moved.reason.as_str(),
+            token: moved.token.map(|token| token.get()),
+            at: instant(moved.at),
         }
     }
 }

@@ -16,7 +16,7 @@ mod page;
 
 pub use action::ActionView;
 pub use audit::{AuditView, FindingView};
-pub use batch::{BatchDetailView, BatchView, PartitionView};
+pub use batch::{BatchDetailView, BatchView, MoveView, PartitionView};
 pub use execution::ExecutionView;
 pub use job::{JobView, PolicyView};
 pub use lease::{LeaderChangeView, LeaseView};

@@ -116,8 +116,12 @@ impl Fixture {
                 node: None,
             })
             .collect();
-        let params =
-            BatchCreateParams { name: job_name(job), strategy: Strategy::FreeForAll, partitions };
+        let params = BatchCreateParams {
+            name: job_name(job),
+            strategy: Strategy::FreeForAll,
+            stealing: false,
+            partitions,
+        };
         let batch = store.batch_create(params).await.expect("create the batch");
         let claim = PartitionClaimParams {
             node: node.id.clone(),

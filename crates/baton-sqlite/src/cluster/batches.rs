@@ -32,6 +32,7 @@ pub(super) async fn create(inner: &Inner, params: BatchCreateParams) -> Result<B
         .bind(params.name.as_str())
         .bind(params.strategy.to_string())
         .bind(now.as_millis())
+        .bind(params.stealing)
         .fetch_one(&mut *tx)
         .await
         .map_err(|err| from_sqlx(&doing, err))?;

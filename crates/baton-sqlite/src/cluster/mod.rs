@@ -11,7 +11,7 @@
 //! by a JSON array, unpacked with `json_each`.
 //!
 //! After a commit that made partitions pending (a batch created, partitions requeued off a
-//! departed node), every subscriber of
+//! departed node or moved by the leader), every subscriber of
 //! [`subscribe_pending`](ClusterStore::subscribe_pending) in every process is woken through
 //! the datagram sockets in `<database>.pending/`.
 
@@ -23,7 +23,8 @@ use baton_core::cluster::{
     NodeChangesParams, NodeHeartbeatOutcome, NodeHeartbeatParams, NodeLeaveParams, NodeListParams,
     NodeRegisterParams, NodeSweepParams, Partition, PartitionCheckpointParams,
     PartitionClaimParams, PartitionCompleteParams, PartitionFailParams, PartitionListParams,
-    PartitionReassignParams, PendingChanges, Reassigned, Swept,
+    PartitionMove, PartitionMoveParams, PartitionMovesParams, PartitionReassignParams,
+    PendingChanges, Reassigned, Swept,
 };
 use baton_core::page::MAX_PAGE_SIZE;
 use baton_core::time::{Clock, SystemClock};
@@ -34,6 +35,7 @@ use crate::notify::{Notifier, WAKE_UP, WakeupSubscription};
 use crate::tx::Writer;
 
 mod batches;
+mod moves;
 mod nodes;
 mod partitions;
 mod reads;
@@ -147,6 +149,14 @@ impl ClusterStore for SqliteClusterStore {
 
     async fn partition_reassign(&self, params: PartitionReassignParams) -> Result<Reassigned> {
         rehome::reassign(&self.inner, params).await
+    }
+
+    async fn partition_move(&self, params: PartitionMoveParams) -> Result<Vec<Partition>> {
+        moves::move_pending(&self.inner, params).await
+    }
+
+    async fn partition_moves(&self, params: PartitionMovesParams) -> Result<Page<PartitionMove>> {
+        moves::list(&self.inner.read, params).await
     }
 
     async fn subscribe_pending(&self) -> Result<Option<Box<dyn PendingChanges>>> {

@@ -4,15 +4,17 @@
 //! The orphans are read with their batch's strategy, their fates decided by the core's
 //! [`rehome`] against the live nodes' load, and written back in one statement.
 
+use std::collections::HashMap;
+
 use baton_core::cluster::{
-    Departure, Fate, NodeId, NodeLoad, Orphan, Partition, PartitionReassignParams, PartitionState,
-    Reassigned, Strategy, rehome,
+    Departure, Fate, MoveReason, NodeId, NodeLoad, Orphan, Partition, PartitionReassignParams,
+    PartitionState, Reassigned, Strategy, rehome,
 };
 use baton_core::{Error, ErrorKind, Result, StoreTime};
 use sqlx::SqliteConnection;
 
 use super::rows::{NodeLoadRow, OrphanRow, PartitionRow, StrayRow, decode_all};
-use super::{Inner, check_limit, mismatch};
+use super::{Inner, check_limit, mismatch, moves};
 use crate::error::from_sqlx;
 use crate::json::{self, Rows};
 use crate::tx;
@@ -128,8 +130,12 @@ async fn apply(
     }
     let mut written = decode_all(written, PartitionRow::into_partition)?;
     written.sort_by_key(|partition| partition.id);
-    let (failed, moved) =
+    let (failed, moved): (Vec<Partition>, Vec<Partition>) =
         written.into_iter().partition(|partition| partition.state == PartitionState::Failed);
+    let departed: HashMap<i64, &NodeId> =
+        partitions.iter().filter_map(|p| Some((p.id, p.node.as_ref()?))).collect();
+    let from: Vec<&NodeId> = moved.iter().map(|p| departed[&p.id]).collect();
+    moves::record(conn, moved.iter().zip(from), MoveReason::Failover, now, doing).await?;
     Ok(Reassigned { moved, failed })
 }
 

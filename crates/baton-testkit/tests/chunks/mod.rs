@@ -202,7 +202,8 @@ pub async fn stale_chunk<D: Database>(db: Arc<D>) {
     let spec = PartitionSpec::new(PartitionKey::new("all").unwrap(), JsonText::new("{}").unwrap());
     let partitions = vec![AssignedPartition { spec, node: Some(node.id.clone()) }];
     let name = "chunks".parse().unwrap();
-    let params = BatchCreateParams { name, strategy: Strategy::RoundRobin, partitions };
+    let params =
+        BatchCreateParams { name, strategy: Strategy::RoundRobin, stealing: false, partitions };
     let batch = store.batch_create(params).await.unwrap();
     let claim = |node: &Node| PartitionClaimParams {
         node: node.id.clone(),

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use baton_core::cluster::ClusterStore;
+use baton_core::cluster::Strategy;
 use baton_core::layer::Layered;
 use baton_core::{Error, LeaseStore, Result};
 use tokio_util::sync::CancellationToken;
@@ -88,10 +89,17 @@ impl ClusterBuilder {
     }
 }
 
-/// The jobs by name; a name given twice is refused.
+/// The jobs by name; a name given twice, or stealing in a free-for-all job, is refused.
 fn index(jobs: Vec<PartitionedJob>) -> Result<Jobs> {
     let mut indexed = HashMap::with_capacity(jobs.len());
     for job in jobs {
+        if job.stealing && job.strategy == Strategy::FreeForAll {
+            return Err(Error::invalid_input(format!(
+                "invalid work stealing for partitioned job {}: expected an assigning strategy \
+                 (any node claims any partition of a free-for-all batch)",
+                job.name
+            )));
+        }
         if let Some(twice) = indexed.insert(job.name.clone(), job) {
             return Err(Error::invalid_input(format!(
                 "partitioned job {} registered twice: expected each job once per node",

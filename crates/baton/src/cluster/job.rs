@@ -135,6 +135,7 @@ where
 pub struct PartitionedJob {
     pub(crate) name: JobName,
     pub(crate) strategy: Strategy,
+    pub(crate) stealing: bool,
     pub(crate) max_partitions: usize,
     pub(crate) partitioner: Arc<dyn Partitioner>,
     pub(crate) handler: Arc<dyn PartitionHandler>,
@@ -147,6 +148,7 @@ impl std::fmt::Debug for PartitionedJob {
         f.debug_struct("PartitionedJob")
             .field("name", &self.name)
             .field("strategy", &self.strategy)
+            .field("stealing", &self.stealing)
             .field("max_partitions", &self.max_partitions)
             .finish_non_exhaustive()
     }
@@ -163,6 +165,7 @@ impl PartitionedJob {
         PartitionedJob {
             name,
             strategy: Strategy::RoundRobin,
+            stealing: false,
             max_partitions: MAX_PARTITIONS,
             partitioner: Arc::new(partitioner),
             handler: Arc::new(handler),
@@ -172,9 +175,19 @@ impl PartitionedJob {
     }
 
     /// How partitions are spread over the live nodes. With `fixed-node-count(k)` and fewer
-    /// than `k` live nodes, every live node is used.
+    /// than `k` live nodes, every live node is used; with `scale-up`, the pending partitions
+    /// are spread again over nodes that join while the batch runs.
     pub fn strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
+        self
+    }
+
+    /// Work stealing (off by default): while a batch runs, a live node with no pending
+    /// partition of it takes half of the pending partitions of the node with the most, as the
+    /// leader decides every heartbeat interval. Only partitions not yet started move. Refused
+    /// with `free-for-all`, where any node claims any partition; `scale-up` rebalances anyway.
+    pub fn stealing(mut self, stealing: bool) -> Self {
+        self.stealing = stealing;
         self
     }
 

@@ -18,11 +18,12 @@ pub(crate) async fn launch(store: &dyn ClusterStore, job: &PartitionedJob) -> Re
     .await?;
     let live: Vec<NodeLoad> = live.iter().map(NodeLoad::from).collect();
     let specs = job.partitioner.partition(live.len()).await?;
-    let params =
+    let mut params =
         BatchCreateParams::plan(job.name.clone(), job.strategy, specs, &live, job.max_partitions)?;
+    params.stealing = job.stealing;
     let partitions = params.partitions.len();
     let batch = store.batch_create(params).await?;
-    tracing::info!(batch = batch.id, job = %batch.name, strategy = %batch.strategy, partitions,
-        live_nodes = live.len(), "batch started");
+    tracing::info!(batch = batch.id, job = %batch.name, strategy = %batch.strategy,
+        stealing = batch.stealing, partitions, live_nodes = live.len(), "batch started");
     Ok(batch)
 }

@@ -1,7 +1,7 @@
 //! The cluster leader's term: every heartbeat interval, and just after the oldest active node
 //! can become unreachable when that comes first, it sweeps silent nodes, moves the partitions
-//! of departed nodes, finishes the batches whose partitions are all final, and calls their
-//! callbacks.
+//! of departed nodes, rebalances the batches that do, finishes the batches whose partitions
+//! are all final, and calls their callbacks.
 
 use std::sync::Arc;
 
@@ -68,7 +68,7 @@ impl Leader {
         }
     }
 
-    /// Sweeps, moves and finishes; answers when the oldest active node left can become
+    /// Sweeps, moves, rebalances and finishes; answers when the oldest active node left can become
     /// unreachable.
     async fn step(&self, term: &LeaderHandle) -> Result<Option<Instant>> {
         term.ensure_valid()?;
@@ -80,7 +80,9 @@ impl Leader {
                 "node went silent");
         }
         self.reassign(term).await?;
-        self.finish_batches(term).await?;
+        let running = self.running_batches().await?;
+        self.rebalance(term, &running).await?;
+        self.finish_batches(term, running).await?;
         Ok(unreachable)
     }
 
@@ -106,14 +108,18 @@ impl Leader {
         }
     }
 
-    /// Finishes every running batch whose partitions are all final.
-    async fn finish_batches(&self, term: &LeaderHandle) -> Result<()> {
+    /// Every running batch.
+    async fn running_batches(&self) -> Result<Vec<BatchJob>> {
         let store = &self.store;
-        let running = all_pages(|after| {
+        all_pages(|after| {
             let state = Some(BatchState::Running);
             store.batch_list(BatchListParams { state, after, limit: PAGE, ..Default::default() })
         })
-        .await?;
+        .await
+    }
+
+    /// Finishes every running batch whose partitions are all final.
+    async fn finish_batches(&self, term: &LeaderHandle, running: Vec<BatchJob>) -> Result<()> {
         for batch in running {
             term.ensure_valid()?;
             let batch = self.store.batch_finish(batch.id).await?;

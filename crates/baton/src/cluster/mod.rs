@@ -92,6 +92,7 @@ mod launch;
 mod leader;
 mod next_sweep;
 mod pages;
+mod rebalance;
 mod stage;
 mod worker;
 

@@ -1,4 +1,4 @@
-//! A `[[batch]]`: name, command, partitions, strategy and an optional schedule.
+//! A `[[batch]]`: name, command, partitions, strategy, stealing and an optional schedule.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -30,6 +30,14 @@ pub fn batch(table: &KeyPath, raw: &RawBatch, base: &Path) -> Result<CommandBatc
         Some(text) => named::<Strategy>(&table.key("strategy"), text)?,
         None => Strategy::RoundRobin,
     };
+    let stealing = raw.stealing.unwrap_or(false);
+    if stealing && strategy == Strategy::FreeForAll {
+        return Err(Problem::at(
+            &table.key("stealing"),
+            "invalid work stealing with strategy free-for-all: expected an assigning strategy \
+             (any node claims any partition of a free-for-all batch)",
+        ));
+    }
     let keys = ScheduleKeys {
         cron: raw.cron.as_deref(),
         every: raw.every.as_ref(),
@@ -37,7 +45,7 @@ pub fn batch(table: &KeyPath, raw: &RawBatch, base: &Path) -> Result<CommandBatc
         time_zone: raw.time_zone.as_deref(),
     };
     let schedule = schedule(table, &keys)?;
-    Ok(CommandBatch { name, command, partitions, strategy, schedule })
+    Ok(CommandBatch { name, command, partitions, strategy, stealing, schedule })
 }
 
 /// The partitions of every batch: `N` makes keys `0` to `N-1`; a list gives the keys. Each

@@ -10,6 +10,7 @@
 mod batches;
 mod claims;
 mod failover;
+mod moves;
 mod nodes;
 mod records;
 mod support;
@@ -23,6 +24,7 @@ use baton_core::ClusterStore;
 pub use batches::*;
 pub use claims::*;
 pub use failover::*;
+pub use moves::*;
 pub use nodes::*;
 pub use records::*;
 pub use support::{thresholds, unique_node};
@@ -62,6 +64,10 @@ macro_rules! cluster_conformance {
             bad_input_changes_nothing,
             a_sweep_answers_its_time_and_the_oldest_active_heartbeat,
             pending_partitions_wake_subscribers,
+            moves_take_the_last_pending_partitions_under_new_tokens,
+            moves_are_bounded_and_checked,
+            racing_moves_and_claims_never_share_a_partition,
+            failovers_are_recorded_as_moves,
         );
     };
     (@cases $harness:expr; $($case:ident,)*) => {

@@ -104,8 +104,12 @@ pub async fn batches_and_partitions_page_with_a_keyset_cursor(h: &dyn ClusterHar
     let mut created = Vec::new();
     for _ in 0..3 {
         let partitions = assigned_to(specs(1), &[&node]);
-        let params =
-            BatchCreateParams { name: name.clone(), strategy: Strategy::RoundRobin, partitions };
+        let params = BatchCreateParams {
+            name: name.clone(),
+            strategy: Strategy::RoundRobin,
+            stealing: false,
+            partitions,
+        };
         created.push(store.batch_create(params).await.expect("batch_create"));
     }
     let (big, _) = create(&*store, Strategy::RoundRobin, assigned_to(specs(7), &[&node])).await;
@@ -229,7 +233,8 @@ pub async fn bad_input_changes_nothing(h: &dyn ClusterHarness) {
         (Strategy::FreeForAll, assigned, r#"partition "p0" to node"#.into()),
     ];
     for (strategy, partitions, named) in cases {
-        let params = BatchCreateParams { name: name.clone(), strategy, partitions };
+        let params =
+            BatchCreateParams { name: name.clone(), strategy, stealing: false, partitions };
         let err = store.batch_create(params).await.expect_err("a bad batch must be refused");
         assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
         assert!(err.to_string().contains(&named), "the error names {named}: {err}");

@@ -81,7 +81,7 @@ pub(super) async fn create(
     partitions: Vec<AssignedPartition>,
 ) -> (BatchJob, Vec<Partition>) {
     let name = unique_batch_name("batch");
-    let params = BatchCreateParams { name, strategy, partitions };
+    let params = BatchCreateParams { name, strategy, stealing: false, partitions };
     let batch = store.batch_create(params).await.expect("create the batch");
     let partitions = partitions_of(store, batch.id).await;
     (batch, partitions)
