@@ -14,16 +14,19 @@ const OVERHEAD: f64 = 1.05;
 /// What is run, where.
 pub(crate) fn header(target: &Target, url: &str, bench: &Bench) -> String {
     let args = &bench.args;
+    let etl = match args.scale_up_only {
+        true => String::new(),
+        false => format!(
+            "The partitioned_etl example's conversion of {} generated rows, cut into {} \
+             partitions by line ranges, a checkpoint every {} lines.\n",
+            args.rows, args.partitions, args.commit_interval,
+        ),
+    };
     format!(
-        "baton bench partitions on {} ({}), run {}\n\
-         The partitioned_etl example's conversion of {} generated rows, cut into {} partitions \
-         by line ranges, a checkpoint every {} lines.\nmachine: {}\n",
+        "baton bench partitions on {} ({}), run {}\n{etl}machine: {}\n",
         target.kind(),
         baton::redact(url),
         bench.run,
-        args.rows,
-        args.partitions,
-        args.commit_interval,
         crate::machine::describe(),
     )
 }

@@ -130,7 +130,12 @@ async fn run(
             Ok(Some(guard)) => guard,
             Ok(None) => return,
             Err(err) => {
-                tracing::error!(lease = %name, %err, "campaign stopped");
+                // An elector shutting down stops its campaigns: that is no failure.
+                if elector.shared.shutdown.is_cancelled() {
+                    tracing::debug!(lease = %name, %err, "campaign stopped");
+                } else {
+                    tracing::error!(lease = %name, %err, "campaign stopped");
+                }
                 *stopped.lock().unwrap_or_else(|e| e.into_inner()) =
                     Some((err.kind(), err.to_string()));
                 return;
