@@ -18,7 +18,7 @@ use crate::tally::Tally;
 use crate::tally_jobs::TalliedJobs;
 use crate::tally_leases::TalliedLeases;
 use crate::wire::{Command, Message};
-use crate::{node_digest, node_etl, node_exec, node_scheduled};
+use crate::{node_cluster, node_exec, node_scheduled};
 
 /// What a node works with: its stores (tallied), its id and its commands.
 pub(crate) struct Node {
@@ -96,8 +96,8 @@ pub(crate) async fn run(args: NodeArgs) -> anyhow::Result<()> {
         NodeRole::Cron => node_scheduled::cron(node).await,
         NodeRole::Idle => node_scheduled::idle(node).await,
         NodeRole::ExecDefault | NodeRole::ExecBatched => node_exec::run(node).await,
-        NodeRole::Etl => node_etl::run(node).await,
-        NodeRole::Digest => node_digest::run(node).await,
+        NodeRole::Etl => node_cluster::etl(node).await,
+        NodeRole::Digest => node_cluster::digest(node).await,
     };
     if let Err(err) = outcome {
         // Exit at once: the runtime would otherwise wait for the blocked read of stdin, and

@@ -67,8 +67,8 @@ pub(super) async fn move_pending(
         update.execute(&mut *conn).await?;
         let moved = read(&mut *conn, ids).await?;
         let now = now(&mut *conn).await?;
-        let from = moved.iter().map(|_| &params.from);
-        record(&mut *conn, moved.iter().zip(from), params.reason, now).await?;
+        record(&mut *conn, moved.iter().zip(std::iter::repeat(&params.from)), params.reason, now)
+            .await?;
         wakeups::raise(&mut *conn, PENDING).await?;
         Ok(moved)
     })?;

@@ -57,8 +57,8 @@ pub(super) async fn move_pending(
     }
     let mut moved = decode_all(written, PartitionRow::into_partition)?;
     moved.sort_by_key(|partition| partition.id);
-    let from = moved.iter().map(|_| &params.from);
-    record(&mut tx, moved.iter().zip(from), params.reason, now, &doing).await?;
+    record(&mut tx, moved.iter().zip(std::iter::repeat(&params.from)), params.reason, now, &doing)
+        .await?;
     tx::commit(tx, &doing).await?;
     inner.wake_claimers();
     Ok(moved)
