@@ -1,4 +1,4 @@
-//! `baton bench lease` on a lease-only store (Redis, etcd, ZooKeeper): baton's acquire → renew →
+//! `baton bench lease` on a lease-only store (Redis, etcd, ZooKeeper, Kubernetes): baton's acquire → renew →
 //! release cycle against the store's floor ([`LeaseFloor`]) at 1 and [`CLIENTS`] clients, in
 //! alternating rounds; then the graceful handover, the crash failover and the idle load.
 

@@ -31,6 +31,7 @@ mod idle_report;
 mod lease;
 mod lease_floor;
 mod lease_floor_etcd;
+mod lease_floor_kube;
 mod lease_floor_redis;
 mod lease_floor_zk;
 mod lease_only;
@@ -113,7 +114,8 @@ pub enum Scenario {
 pub struct LeaseBenchArgs {
     /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, or a
     /// lease-only store: Redis (redis://, rediss://, redis+sentinel://), etcd
-    /// (etcd://HOST:PORT[,HOST:PORT…], etcds:// with TLS) or ZooKeeper (zk://).
+    /// (etcd://HOST:PORT[,HOST:PORT…], etcds:// with TLS), ZooKeeper (zk://) or Kubernetes
+    /// (kube://NAMESPACE).
     #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
     pub backend: String,
     /// How long each throughput measurement runs.

@@ -63,7 +63,7 @@ fn scheme(url: &str) -> &str {
 pub enum UrlKind {
     /// Leases and state: jobs, executions, nodes, batches and actions.
     Everything,
-    /// Leases only (Redis, etcd, ZooKeeper): state needs another store beside it, see
+    /// Leases only (Redis, etcd, ZooKeeper, Kubernetes): state needs another store beside it, see
     /// [`connect_split`].
     LeasesOnly,
 }
@@ -85,6 +85,8 @@ pub fn url_kind(url: &str) -> Result<UrlKind> {
         "zk" => Ok(UrlKind::LeasesOnly),
         #[cfg(feature = "etcd")]
         "etcd" | "etcds" => Ok(UrlKind::LeasesOnly),
+        #[cfg(feature = "kube")]
+        "kube" => Ok(UrlKind::LeasesOnly),
         _ => Err(unknown_scheme(url)),
     }
 }
@@ -97,7 +99,7 @@ fn is_lease_only(url: &str) -> bool {
 /// `mysql://…` (or `mariadb://…`), or `memory://` (this process only: for examples and tests). Leases and state are both kept
 /// there.
 ///
-/// A lease-only store (`redis://…`, `etcd://…`, `zk://…`) is refused with one line: open it with
+/// A lease-only store (`redis://…`, `etcd://…`, `zk://…`, `kube://…`) is refused with one line: open it with
 /// [`connect_leases`],
 /// or pair it with a state store with [`connect_split`].
 ///
@@ -159,6 +161,7 @@ fn unknown_scheme(url: &str) -> Error {
         (cfg!(feature = "redis"), "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER"),
         (cfg!(feature = "zookeeper"), "zk://HOST:PORT[,…][/CHROOT]"),
         (cfg!(feature = "etcd"), "etcd[s]://HOST:PORT[,…]"),
+        (cfg!(feature = "kube"), "kube://[NAMESPACE]"),
     ]
     .into_iter()
     .filter_map(|(built, form)| built.then_some(form))
@@ -177,7 +180,7 @@ fn unknown_scheme(url: &str) -> Error {
 /// Opens only the lease store named by `url`: any scheme [`connect`] accepts, and the lease-only
 /// stores (`redis://…`, `rediss://…`, `redis+sentinel://…` and `rediss+sentinel://…` with the
 /// `redis` feature, `etcd://…` and `etcds://…` with the `etcd` feature, `zk://…` with the
-/// `zookeeper` feature).
+/// `zookeeper` feature, `kube://…` with the `kube` feature).
 ///
 /// Opening does not change the store; a SQL store still needs [`Backend::migrate`] once.
 pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
@@ -195,6 +198,8 @@ async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)>
         "zk" => Ok((Arc::new(baton_zookeeper::ZkLeaseStore::connect(url).await?), None)),
         #[cfg(feature = "etcd")]
         "etcd" | "etcds" => Ok((Arc::new(baton_etcd::EtcdLeaseStore::connect(url).await?), None)),
+        #[cfg(feature = "kube")]
+        "kube" => Ok((Arc::new(baton_kube::KubeLeaseStore::connect(url).await?), None)),
         _ => {
             let mut backend = connect(url).await?;
             Ok((backend.leases, backend.schemas.pop()))

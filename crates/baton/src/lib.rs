@@ -79,6 +79,8 @@ pub use handler_error::HandlerError;
 pub use baton_core as core;
 #[cfg(feature = "etcd")]
 pub use baton_etcd as etcd;
+#[cfg(feature = "kube")]
+pub use baton_kube as kube;
 #[cfg(feature = "mysql")]
 pub use baton_mysql as mysql;
 #[cfg(feature = "postgres")]

@@ -6,10 +6,12 @@
 //! [`RedisServer`] and [`EtcdServer`] do. PostgreSQL and Redis can also listen on the IPv6
 //! loopback address; all four can serve TLS. [`SentinelTopology`] puts a Redis master, its
 //! replica and sentinels together; [`ZookeeperServer`] and [`ZookeeperEnsemble`] run ZooKeeper
-//! standalone or as three members.
+//! standalone or as three members. [`KubeApiServer`] emulates the part of the Kubernetes API a
+//! Lease-based leader elector uses, over an [`EtcdServer`] of its own.
 
 mod etcd;
 mod family;
+mod kube_api;
 mod mariadb;
 mod mariadb_config;
 mod postgres;
@@ -23,6 +25,7 @@ mod tls;
 mod zookeeper;
 
 pub use etcd::{EtcdCluster, EtcdServer};
+pub use kube_api::KubeApiServer;
 pub use mariadb::MariadbServer;
 pub use mariadb_config::MariadbConfig;
 pub use postgres::PostgresServer;

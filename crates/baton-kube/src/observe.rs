@@ -1,0 +1,69 @@
+//! Expiry without a server clock: the API server never expires a Lease, so a contender judges
+//! a lease expired when its record has stayed unchanged for the lease's duration on the
+//! contender's own monotonic clock, counted from when it first saw that version (client-go's
+//! rule). A holder renews before its own deadline, which runs from before the write that the
+//! contender saw, so the holder stops first whatever the two clocks' wall times say.
+//!
+//! A version is seen when a read returns it or when the store's watch reports it, whichever
+//! comes first: a contender that waits for the holder's expiry rather than polling still counts
+//! from the holder's last renewal, so it takes over one duration after that renewal.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// Versions remembered beyond which the memory is cleared (each is then seen anew, which only
+/// delays a takeover).
+const MAX_REMEMBERED: usize = 4096;
+
+/// When this process first saw each lease's current version.
+#[derive(Default)]
+pub(crate) struct Sightings {
+    seen: Mutex<HashMap<String, (String, Instant)>>,
+}
+
+impl Sightings {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, Instant)>> {
+        self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Records a sighting of `name` at `version` reported by the watch.
+    pub(crate) fn saw(&self, name: &str, version: &str) {
+        self.unchanged_for(name, version);
+    }
+
+    /// How long `name` has been seen at `version` without a change: zero at its first sighting.
+    pub(crate) fn unchanged_for(&self, name: &str, version: &str) -> Duration {
+        let now = Instant::now();
+        let mut seen = self.lock();
+        if let Some((known, since)) = seen.get(name)
+            && known == version
+        {
+            return now.duration_since(*since);
+        }
+        if seen.len() >= MAX_REMEMBERED {
+            seen.clear();
+        }
+        seen.insert(name.to_string(), (version.to_string(), now));
+        Duration::ZERO
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_version_ages_from_its_first_sighting_and_a_change_starts_over() {
+        let sightings = Sightings::default();
+        assert_eq!(sightings.unchanged_for("job", "10"), Duration::ZERO);
+        tokio::time::advance(Duration::from_secs(4)).await;
+        assert_eq!(sightings.unchanged_for("job", "10"), Duration::from_secs(4));
+        assert_eq!(sightings.unchanged_for("other", "10"), Duration::ZERO, "per lease");
+        assert_eq!(sightings.unchanged_for("job", "11"), Duration::ZERO, "a renewal");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert_eq!(sightings.unchanged_for("job", "11"), Duration::from_secs(1));
+    }
+}

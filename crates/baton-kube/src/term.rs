@@ -1,0 +1,161 @@
+//! Renewing and releasing a term: one write under the `resourceVersion` this store last wrote
+//! (or read, for a term it does not remember), so that a term taken over meanwhile is never
+//! extended or cleared.
+
+use baton_core::{
+    Error, ErrorKind, ForceReleaseParams, Lease, ReleaseKind, ReleaseParams, RenewAllOutcome,
+    RenewAllParams, RenewParams, Result,
+};
+use futures_util::{StreamExt, stream};
+use tokio::time::Instant;
+
+use crate::acquire::read;
+use crate::client::Failure;
+use crate::record::{self, Record};
+use crate::store::Inner;
+use crate::terms::Term;
+use crate::{events, names};
+
+/// Renewals of one holder sent at once by `renew_all`.
+const CONCURRENT_RENEWALS: usize = 16;
+
+/// Writes attempted when the object changed under a term that is still the caller's (someone
+/// else annotated or labelled it).
+const ATTEMPTS: usize = 3;
+
+fn lost(name: &str, holder: &baton_core::HolderId, token: baton_core::FencingToken) -> Error {
+    Error::lease_lost(format!("lease {name} is no longer held by {holder} under token {token}"))
+}
+
+/// The record of the caller's term: as this store last wrote it, or as read.
+async fn current_term(
+    inner: &Inner,
+    name: &str,
+    holder: &baton_core::HolderId,
+    token: baton_core::FencingToken,
+) -> Result<Option<Record>> {
+    if let Some(term) = inner.terms.get(name).filter(|term| term.of(holder, token)) {
+        return Ok((!term.lapsed()).then_some(term.record));
+    }
+    Ok(read(inner, name).await?.filter(|record| record.held_by(holder, token)))
+}
+
+/// Renews one term.
+pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
+    let name = names::object_name(&params.name)?;
+    let (holder, token) = (&params.holder, params.token);
+    let mut record = current_term(inner, name, holder, token).await?;
+    for _ in 0..ATTEMPTS {
+        let Some(base) = record.take() else { break };
+        let (sent, now) = (Instant::now(), record::now());
+        let written = match inner.kube.replace(name, &record::renewed(&base, now)).await {
+            Ok(written) => Record::read(written)?,
+            Err(Failure::Conflict) => {
+                record = read(inner, name).await?.filter(|record| record.held_by(holder, token));
+                continue;
+            }
+            Err(Failure::NotFound(_)) => break,
+            Err(Failure::Refused(err)) => return Err(err),
+            // The renewal may have been applied: the record says, never a second write.
+            Err(Failure::Unknown(err)) => match read(inner, name).await? {
+                Some(record) if record.held_by(holder, token) && record.renewed_at == now => record,
+                Some(record) if record.held_by(holder, token) => return Err(err),
+                _ => break,
+            },
+        };
+        inner.terms.remember(name, Term { record: written.clone(), sent });
+        return written.lease(&params.name);
+    }
+    inner.terms.forget(name);
+    Err(lost(name, holder, token))
+}
+
+/// Renews every listed term of a holder, a few at a time (Kubernetes has no transaction over
+/// several objects).
+pub(crate) async fn renew_all(inner: &Inner, params: RenewAllParams) -> Result<RenewAllOutcome> {
+    let holder = params.holder;
+    let results: Vec<_> = stream::iter(params.leases)
+        .map(|(name, token)| {
+            let params = RenewParams { name: name.clone(), holder: holder.clone(), token };
+            async move { (name, renew(inner, params).await) }
+        })
+        .buffered(CONCURRENT_RENEWALS)
+        .collect()
+        .await;
+    let mut outcome = RenewAllOutcome::default();
+    for (name, result) in results {
+        match result {
+            Ok(lease) => outcome.renewed.push(lease),
+            Err(err) if err.kind() == ErrorKind::LeaseLost => outcome.lost.push(name),
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(outcome)
+}
+
+/// Releases the caller's term: the holder identity cleared, as client-go's release does, so
+/// that a watching contender takes the lease at once.
+pub(crate) async fn release(inner: &Inner, params: ReleaseParams) -> Result<bool> {
+    let name = names::object_name(&params.name)?;
+    let (holder, token) = (&params.holder, params.token);
+    let mut record = match inner.terms.get(name).filter(|term| term.of(holder, token)) {
+        Some(term) => Some(term.record),
+        None => read(inner, name).await?.filter(|record| record.held_by(holder, token)),
+    };
+    inner.terms.forget(name);
+    for _ in 0..ATTEMPTS {
+        let Some(base) = record.take() else { break };
+        let now = record::now();
+        match inner.kube.replace(name, &record::released(&base, now, ReleaseKind::Graceful)).await {
+            Ok(written) => {
+                events::leader_change(inner, &Record::read(written)?, holder, false);
+                return Ok(true);
+            }
+            Err(Failure::Conflict) => {
+                record = read(inner, name).await?.filter(|record| record.held_by(holder, token))
+            }
+            Err(Failure::NotFound(_)) => break,
+            Err(Failure::Refused(err)) => return Err(err),
+            Err(Failure::Unknown(err)) => {
+                return match read(inner, name).await? {
+                    Some(record) if record.holder.is_none() && record.renewed_at == now => Ok(true),
+                    Some(record) if record.held_by(holder, token) => Err(err),
+                    _ => Ok(false),
+                };
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Frees a lease whoever holds it (a holder that is not baton included).
+pub(crate) async fn force_release(
+    inner: &Inner,
+    params: ForceReleaseParams,
+) -> Result<Option<Lease>> {
+    let name = names::object_name(&params.name)?;
+    for _ in 0..ATTEMPTS {
+        let Some(record) = read(inner, name).await?.filter(|record| record.holder.is_some()) else {
+            return Ok(None);
+        };
+        match inner
+            .kube
+            .replace(name, &record::released(&record, record::now(), ReleaseKind::Forced))
+            .await
+        {
+            Ok(_) => {
+                inner.terms.forget(name);
+                return Ok(Some(record.lease(&params.name)?));
+            }
+            Err(Failure::Conflict) => continue,
+            Err(Failure::NotFound(_)) => return Ok(None),
+            Err(failure) => {
+                return Err(failure.into_error(&format!("releasing lease {name} by force")));
+            }
+        }
+    }
+    Err(Error::new(
+        ErrorKind::Conflict,
+        format!("lease {name} kept changing while it was released by force; try again"),
+    ))
+}
