@@ -7,8 +7,8 @@ mod kube;
 use std::time::Duration;
 
 use baton_core::{
-    AcquireOutcome, AcquireParams, ChangeReason, ErrorKind, ForceReleaseParams, LeaseStore,
-    RenewParams,
+    AcquireOutcome, AcquireParams, ChangeReason, ErrorKind, ForceReleaseParams, HistoryParams,
+    LeaseStore, RenewParams,
 };
 use baton_kube::KubeLeaseStore;
 use baton_testkit::conformance::{acquire_granted, unique_holder, unique_name};
@@ -206,4 +206,38 @@ async fn bad_input_fails_in_one_line_and_writes_nothing() {
     };
     assert!(store.acquire(fraction).await.unwrap_err().to_string().contains("whole seconds"));
     assert!(store.list().await.unwrap().is_empty(), "nothing was written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_whose_answers_are_lost_are_resolved_by_reading_back_not_sent_again() {
+    let harness = Kube::start();
+    let store = harness.store().await;
+    let (name, holder) = (unique_name("ambiguous"), unique_holder("h"));
+    let (first, _) = acquire_granted(store, &name, &unique_holder("first"), TTL).await;
+    let release = baton_core::ReleaseParams {
+        name: name.clone(),
+        holder: first.holder.clone().unwrap(),
+        token: first.token,
+    };
+    assert!(store.release(release).await.unwrap());
+
+    // The grant is applied and its answer lost: sent again, it would meet a conflict.
+    harness.server.lose_answer_to(name.as_str());
+    let params = AcquireParams { name: name.clone(), holder: holder.clone(), ttl: TTL };
+    let lease = match store.acquire(params).await.expect("resolved by a read") {
+        AcquireOutcome::Acquired { lease, .. } => lease,
+        other => panic!("the applied grant was not recognised: {other:?}"),
+    };
+    assert!(lease.token > first.token);
+
+    // The same for a renewal.
+    harness.server.lose_answer_to(name.as_str());
+    let renewal = RenewParams { name: name.clone(), holder: holder.clone(), token: lease.token };
+    let renewed = store.renew(renewal).await.expect("resolved by a read");
+    assert!(renewed.renewed_at >= lease.renewed_at);
+    let stored = store.get(&name).await.unwrap().unwrap();
+    assert_eq!((stored.renewed_at, stored.token), (renewed.renewed_at, lease.token));
+    let history = store.history(HistoryParams { lease: Some(name), ..Default::default() });
+    let tokens: Vec<_> = history.await.unwrap().items.iter().map(|change| change.token).collect();
+    assert_eq!(tokens, [first.token, lease.token], "each grant written once");
 }

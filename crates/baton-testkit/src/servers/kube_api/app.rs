@@ -31,12 +31,26 @@ pub(super) struct App {
     address: String,
     /// The namespaces whose leases the user may not touch.
     forbidden: Mutex<BTreeSet<String>>,
+    /// The Leases whose next replace, patch or delete is applied and its answer lost.
+    losing: Mutex<BTreeSet<String>>,
 }
+
+/// The answer to a write was lost: the connection closes without it, the write applied.
+#[derive(Debug)]
+pub(super) struct LostAnswer;
+
+impl std::fmt::Display for LostAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the answer was lost on purpose")
+    }
+}
+
+impl std::error::Error for LostAnswer {}
 
 impl App {
     /// The server over `store`, accepting `token`, reached at `address`.
     pub(super) fn new(store: Store, token: String, address: String) -> App {
-        App { store, token, address, forbidden: Mutex::default() }
+        App { store, token, address, forbidden: Mutex::default(), losing: Mutex::default() }
     }
 
     /// The objects.
@@ -53,9 +67,40 @@ impl App {
         self.forbidden.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Answers `request`.
-    pub(super) async fn answer(self: Arc<Self>, request: Request<Incoming>) -> Response<HttpBody> {
-        self.serve(request).await.unwrap_or_else(response::error)
+    /// Applies the next replace, patch or delete of the Lease `name` (in any namespace) and
+    /// loses its answer.
+    pub(super) fn lose_answer_to(&self, name: &str) {
+        self.losing
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(name.to_string());
+    }
+
+    /// Whether `request` is the write whose answer is to be lost (once).
+    fn loses_answer(&self, request: &Request<Incoming>) -> bool {
+        let write = matches!(*request.method(), Method::PUT | Method::PATCH | Method::DELETE);
+        let name = match routes::route(request.uri().path()) {
+            Some(Route::Resource(target)) if write && target.resource == Resource::Leases => {
+                target.name
+            }
+            _ => None,
+        };
+        let mut losing = self.losing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        name.is_some_and(|name| losing.remove(&name))
+    }
+
+    /// Answers `request`, or serves it and loses the answer (see
+    /// [`lose_answer_to`](Self::lose_answer_to)).
+    pub(super) async fn answer(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+    ) -> Result<Response<HttpBody>, LostAnswer> {
+        let lost = self.loses_answer(&request);
+        let answer = self.serve(request).await.unwrap_or_else(response::error);
+        match lost {
+            true => Err(LostAnswer),
+            false => Ok(answer),
+        }
     }
 
     async fn serve(&self, request: Request<Incoming>) -> Result<Response<HttpBody>, ApiError> {

@@ -103,7 +103,7 @@ where
 {
     let service = service_fn(move |request: hyper::Request<Incoming>| {
         let app = app.clone();
-        async move { Ok::<_, std::convert::Infallible>(app.answer(request).await) }
+        async move { app.answer(request).await }
     });
     if let Err(err) = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await {
         tracing::debug!(%err, "a connection to the emulated kube-apiserver ended");

@@ -206,6 +206,12 @@ impl KubeApiServer {
         self.app.forbid_leases(namespace);
     }
 
+    /// Applies the next replace, patch or delete of the Lease `name` and then closes the
+    /// connection without answering it: a write whose outcome the client cannot know.
+    pub fn lose_answer_to(&self, name: &str) {
+        self.app.lose_answer_to(name);
+    }
+
     /// The core/v1 Events stored in `namespace`, as the server would answer them.
     pub fn events(&self, namespace: &str) -> Vec<Value> {
         let app = self.app.clone();
