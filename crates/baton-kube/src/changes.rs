@@ -104,12 +104,7 @@ impl Watcher {
     async fn run(self, running: Arc<AtomicBool>, mut version: String) {
         loop {
             if let Err(Gone) = self.watch_once(&mut version).await {
-                version = loop {
-                    match self.kube.list().await {
-                        Ok((_, version)) => break version,
-                        Err(_) => tokio::time::sleep(RETRY).await,
-                    }
-                };
+                version = self.relist().await;
             }
             if self.sender.receiver_count() == 0 {
                 running.store(false, Ordering::Release);
@@ -117,6 +112,24 @@ impl Watcher {
                 if self.sender.receiver_count() == 0 || running.swap(true, Ordering::AcqRel) {
                     return;
                 }
+            }
+        }
+    }
+
+    /// Lists the leases again after the watch fell too far behind, reporting those released
+    /// (some may have been released in the gap); answers the list's version.
+    async fn relist(&self) -> String {
+        loop {
+            match self.kube.list().await {
+                Ok((objects, version)) => {
+                    let mut ignored = version.clone();
+                    for object in objects {
+                        let free = released(&object);
+                        self.follow(&mut ignored, object, free);
+                    }
+                    return version;
+                }
+                Err(_) => tokio::time::sleep(RETRY).await,
             }
         }
     }
@@ -138,9 +151,7 @@ impl Watcher {
         while let Ok(Some(event)) = tokio::time::timeout(SILENCE, stream.next()).await {
             let (object, released) = match event {
                 Ok(WatchEvent::Added(object) | WatchEvent::Modified(object)) => {
-                    let holder =
-                        object.spec.as_ref().and_then(|spec| spec.holder_identity.as_deref());
-                    let free = holder.is_none_or(str::is_empty);
+                    let free = released(&object);
                     (object, free)
                 }
                 Ok(WatchEvent::Deleted(object)) => (object, true),
@@ -177,4 +188,10 @@ impl Watcher {
             let _ = self.sender.send(name);
         }
     }
+}
+
+/// Whether `object`'s holder identity is empty.
+fn released(object: &LeaseObject) -> bool {
+    let holder = object.spec.as_ref().and_then(|spec| spec.holder_identity.as_deref());
+    holder.is_none_or(str::is_empty)
 }

@@ -136,12 +136,21 @@ impl Kube {
 fn classify(err: kube::Error, server: &str, namespace: &str) -> Failure {
     let status = match err {
         kube::Error::Api(status) => status,
+        // An answer that cannot be read may be the answer to an applied write.
         kube::Error::SerdeError(err) => {
             return Failure::Unknown(Error::new(
-                ErrorKind::Internal,
+                ErrorKind::Unavailable,
                 format!(
                     "the API server at {server} sent an answer that is not a Kubernetes object: {err}"
                 ),
+            ));
+        }
+        // A credential plugin's failure carries its command line and output: never printed.
+        other if is_auth_failure(&other) => {
+            return Failure::Refused(Error::new(
+                ErrorKind::Unavailable,
+                "the kubeconfig's credentials could not be obtained (its credential plugin or token \
+                 file failed); run kubectl with the same kubeconfig to see why",
             ));
         }
         other => {
@@ -158,9 +167,13 @@ fn classify(err: kube::Error, server: &str, namespace: &str) -> Failure {
     match status.code {
         409 => Failure::Conflict,
         404 => Failure::NotFound(message),
-        401 => Failure::Refused(Error::invalid_input(format!(
-            "the Kubernetes API server at {server} refused the credentials (401 Unauthorized): check the kubeconfig's user or the service account's token"
-        ))),
+        // Refused, not applied; perhaps for a while only (an authentication webhook down).
+        401 => Failure::Refused(Error::new(
+            ErrorKind::Unavailable,
+            format!(
+                "the Kubernetes API server at {server} refused the credentials (401 Unauthorized): check the kubeconfig's user or the service account's token"
+            ),
+        )),
         403 => Failure::Refused(Error::invalid_input(format!(
             "forbidden in namespace {namespace}: {message}; grant the Role and RoleBinding of deploy/kubernetes (leases: get, list, watch, create, update, patch; events: create)"
         ))),
@@ -176,4 +189,16 @@ fn classify(err: kube::Error, server: &str, namespace: &str) -> Failure {
             ),
         )),
     }
+}
+
+/// Whether `err` is, or wraps, a failure to obtain credentials.
+fn is_auth_failure(err: &kube::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(current) = source {
+        if current.is::<kube::client::AuthError>() {
+            return true;
+        }
+        source = current.source();
+    }
+    matches!(err, kube::Error::Auth(_))
 }

@@ -1,8 +1,9 @@
 //! Expiry without a server clock: the API server never expires a Lease, so a contender judges
 //! a lease expired when its record has stayed unchanged for the lease's duration on the
 //! contender's own monotonic clock, counted from when it first saw that version (client-go's
-//! rule). A holder renews before its own deadline, which runs from before the write that the
-//! contender saw, so the holder stops first whatever the two clocks' wall times say.
+//! rule, stricter: any write restarts the count, not only a change of the record's fields). A
+//! holder renews before its own deadline, which runs from before the write that the contender
+//! saw, so the holder stops first whatever the two clocks' wall times say.
 //!
 //! A version is seen when a read returns it or when the store's watch reports it, whichever
 //! comes first: a contender that waits for the holder's expiry rather than polling still counts

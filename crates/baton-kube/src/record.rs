@@ -241,11 +241,21 @@ pub(crate) fn granted(current: Option<&Record>, grant: &Grant<'_>) -> Result<Lea
     Ok(labelled(object))
 }
 
-/// The object a renewal writes: the same term, renewed at `now`.
-pub(crate) fn renewed(record: &Record, now: StoreTime) -> LeaseObject {
+/// The object a renewal writes: the same term with its own `duration` (whatever another writer
+/// left there), renewed at `now`, or a millisecond after the last renewal if the wall clock
+/// stepped back, so that the write always changes the object (an unchanged object keeps its
+/// `resourceVersion`, and contenders would keep counting). Returns the renewal time written.
+pub(crate) fn renewed(
+    record: &Record,
+    now: StoreTime,
+    duration: Duration,
+) -> (LeaseObject, StoreTime) {
+    let at = now.max(record.renewed_at.saturating_add(Duration::from_millis(1)));
     let mut object = record.object.clone();
-    object.spec.get_or_insert_with(LeaseSpec::default).renew_time = Some(micro_time(now));
-    labelled(object)
+    let spec = object.spec.get_or_insert_with(LeaseSpec::default);
+    spec.renew_time = Some(micro_time(at));
+    spec.lease_duration_seconds = Some(i32::try_from(duration.as_secs()).unwrap_or(i32::MAX));
+    (labelled(object), at)
 }
 
 /// The object a release writes: the holder identity cleared at `now`, as client-go's release

@@ -78,6 +78,7 @@ impl KubeLeaseStore {
         })?;
         let kube = Kube::new(client, namespace, server, target.timeout);
         probe(&kube).await?;
+        tracing::info!(server = %kube.server, namespace = %kube.namespace, "leases are Lease objects");
         let inner = Inner {
             kube,
             tokens: Tokens::default(),

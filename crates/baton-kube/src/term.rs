@@ -2,9 +2,11 @@
 //! (or read, for a term it does not remember), so that a term taken over meanwhile is never
 //! extended or cleared.
 
+use std::time::Duration;
+
 use baton_core::{
-    Error, ErrorKind, ForceReleaseParams, Lease, ReleaseKind, ReleaseParams, RenewAllOutcome,
-    RenewAllParams, RenewParams, Result,
+    Error, ErrorKind, FencingToken, ForceReleaseParams, HolderId, Lease, ReleaseKind,
+    ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams, Result,
 };
 use futures_util::{StreamExt, stream};
 use tokio::time::Instant;
@@ -23,32 +25,46 @@ const CONCURRENT_RENEWALS: usize = 16;
 /// else annotated or labelled it).
 const ATTEMPTS: usize = 3;
 
-fn lost(name: &str, holder: &baton_core::HolderId, token: baton_core::FencingToken) -> Error {
+fn lost(name: &str, holder: &HolderId, token: FencingToken) -> Error {
     Error::lease_lost(format!("lease {name} is no longer held by {holder} under token {token}"))
 }
 
-/// The record of the caller's term: as this store last wrote it, or as read.
+/// The record of the caller's term and the term's own duration: as this store last wrote it
+/// (unless the duration has passed since that write was sent), or as read (unless this process
+/// has seen that version unchanged for its duration, as a contender would judge it).
 async fn current_term(
     inner: &Inner,
     name: &str,
-    holder: &baton_core::HolderId,
-    token: baton_core::FencingToken,
-) -> Result<Option<Record>> {
+    holder: &HolderId,
+    token: FencingToken,
+) -> Result<Option<(Record, Duration)>> {
     if let Some(term) = inner.terms.get(name).filter(|term| term.of(holder, token)) {
-        return Ok((!term.lapsed()).then_some(term.record));
+        let duration = term.record.duration;
+        return Ok((!term.lapsed()).then_some((term.record, duration)));
     }
-    Ok(read(inner, name).await?.filter(|record| record.held_by(holder, token)))
+    let Some(record) = read(inner, name).await?.filter(|record| record.held_by(holder, token))
+    else {
+        return Ok(None);
+    };
+    let unchanged = inner.sightings.unchanged_for(name, record.version());
+    let duration = record.duration;
+    Ok((unchanged < duration).then_some((record, duration)))
 }
 
 /// Renews one term.
 pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
     let name = names::object_name(&params.name)?;
     let (holder, token) = (&params.holder, params.token);
-    let mut record = current_term(inner, name, holder, token).await?;
+    let Some((base, duration)) = current_term(inner, name, holder, token).await? else {
+        inner.terms.forget(name, holder, token);
+        return Err(lost(name, holder, token));
+    };
+    let mut record = Some(base);
     for _ in 0..ATTEMPTS {
         let Some(base) = record.take() else { break };
-        let (sent, now) = (Instant::now(), record::now());
-        let written = match inner.kube.replace(name, &record::renewed(&base, now)).await {
+        let sent = Instant::now();
+        let (object, renewed_at) = record::renewed(&base, record::now(), duration);
+        let written = match inner.kube.replace(name, &object).await {
             Ok(written) => Record::read(written)?,
             Err(Failure::Conflict) => {
                 record = read(inner, name).await?.filter(|record| record.held_by(holder, token));
@@ -58,7 +74,13 @@ pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
             Err(Failure::Refused(err)) => return Err(err),
             // The renewal may have been applied: the record says, never a second write.
             Err(Failure::Unknown(err)) => match read(inner, name).await? {
-                Some(record) if record.held_by(holder, token) && record.renewed_at == now => record,
+                Some(record)
+                    if record.held_by(holder, token)
+                        && record.renewed_at == renewed_at
+                        && record.version() != base.version() =>
+                {
+                    record
+                }
                 Some(record) if record.held_by(holder, token) => return Err(err),
                 _ => break,
             },
@@ -66,12 +88,13 @@ pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
         inner.terms.remember(name, Term { record: written.clone(), sent });
         return written.lease(&params.name);
     }
-    inner.terms.forget(name);
+    inner.terms.forget(name, holder, token);
     Err(lost(name, holder, token))
 }
 
 /// Renews every listed term of a holder, a few at a time (Kubernetes has no transaction over
-/// several objects).
+/// several objects). A renewal whose outcome is unknown is in neither list (its term is not
+/// confirmed, and the next call tries again); the call fails only if every renewal did.
 pub(crate) async fn renew_all(inner: &Inner, params: RenewAllParams) -> Result<RenewAllOutcome> {
     let holder = params.holder;
     let results: Vec<_> = stream::iter(params.leases)
@@ -83,14 +106,21 @@ pub(crate) async fn renew_all(inner: &Inner, params: RenewAllParams) -> Result<R
         .collect()
         .await;
     let mut outcome = RenewAllOutcome::default();
+    let mut failed = None;
     for (name, result) in results {
         match result {
             Ok(lease) => outcome.renewed.push(lease),
             Err(err) if err.kind() == ErrorKind::LeaseLost => outcome.lost.push(name),
-            Err(err) => return Err(err),
+            Err(err) => {
+                tracing::debug!(lease = %name, %err, "a renewal's outcome is unknown");
+                failed.get_or_insert(err);
+            }
         }
     }
-    Ok(outcome)
+    match failed {
+        Some(err) if outcome.renewed.is_empty() && outcome.lost.is_empty() => Err(err),
+        _ => Ok(outcome),
+    }
 }
 
 /// Releases the caller's term: the holder identity cleared, as client-go's release does, so
@@ -102,7 +132,7 @@ pub(crate) async fn release(inner: &Inner, params: ReleaseParams) -> Result<bool
         Some(term) => Some(term.record),
         None => read(inner, name).await?.filter(|record| record.held_by(holder, token)),
     };
-    inner.terms.forget(name);
+    inner.terms.forget(name, holder, token);
     for _ in 0..ATTEMPTS {
         let Some(base) = record.take() else { break };
         let now = record::now();
@@ -144,7 +174,10 @@ pub(crate) async fn force_release(
             .await
         {
             Ok(_) => {
-                inner.terms.forget(name);
+                let term = (record.holder.as_deref().map(HolderId::new), record.token);
+                if let (Some(Ok(holder)), Some(token)) = term {
+                    inner.terms.forget(name, &holder, token);
+                }
                 return Ok(Some(record.lease(&params.name)?));
             }
             Err(Failure::Conflict) => continue,

@@ -60,8 +60,12 @@ impl Terms {
         terms.insert(name.to_string(), term);
     }
 
-    /// Forgets `name`'s term (released, or lost).
-    pub(crate) fn forget(&self, name: &str) {
-        self.lock().remove(name);
+    /// Forgets `name`'s term of `holder` under `token` (released, or lost); another holder's
+    /// term of the same lease in this process stays.
+    pub(crate) fn forget(&self, name: &str, holder: &HolderId, token: FencingToken) {
+        let mut terms = self.lock();
+        if terms.get(name).is_some_and(|term| term.of(holder, token)) {
+            terms.remove(name);
+        }
     }
 }

@@ -5,9 +5,10 @@
 //! reserves a token, then writes the lease under the `resourceVersion` it read. A later grant
 //! must have read that write (or its compare-and-set fails), so its reservation came after the
 //! earlier one's and is greater. The counter outlives the lease objects, so deleting and
-//! recreating a lease does not reset its tokens; each reservation also starts above the token
-//! on the lease itself, so deleting the counter while the lease exists does not either. A
-//! reservation whose grant then fails is skipped: tokens have gaps, never repeats.
+//! recreating a lease does not reset its tokens; a counter created anew starts above the token
+//! on every lease baton wrote in the namespace, so deleting the counter while leases exist does
+//! not either, whichever of them is deleted afterwards. A reservation whose grant then fails is
+//! skipped: tokens have gaps, never repeats.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -54,6 +55,10 @@ impl Tokens {
                     .await
                     .map_err(|failure| failure.into_error("reading the fencing-token counter"))?,
             };
+            let floor = match current {
+                Some(_) => floor,
+                None => floor.max(highest_on_leases(kube).await?),
+            };
             let next = value(current.as_ref())?.max(floor) + 1;
             let object = with_value(current.as_ref(), &kube.namespace, next);
             let written = match current {
@@ -83,7 +88,20 @@ impl Tokens {
     }
 }
 
-/// The counter's value: 0 before the first reservation.
+/// The highest token on any Lease baton wrote in the namespace: where a counter created anew
+/// starts, so that a counter deleted while leases exist does not reset their tokens, however
+/// the leases are deleted later.
+async fn highest_on_leases(kube: &Kube) -> Result<u64> {
+    let (objects, _) =
+        kube.list().await.map_err(|failure| failure.into_error("reading the leases' tokens"))?;
+    let mut highest = 0;
+    for object in objects {
+        highest = highest.max(value(Some(&object))?);
+    }
+    Ok(highest)
+}
+
+/// The counter's value (0 before the first reservation), or a lease's token annotation.
 fn value(object: Option<&LeaseObject>) -> Result<u64> {
     let text = object.and_then(|object| object.metadata.annotations.as_ref()?.get(TOKEN));
     match text {

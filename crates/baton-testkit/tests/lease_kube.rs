@@ -241,3 +241,46 @@ async fn writes_whose_answers_are_lost_are_resolved_by_reading_back_not_sent_aga
     let tokens: Vec<_> = history.await.unwrap().items.iter().map(|change| change.token).collect();
     assert_eq!(tokens, [first.token, lease.token], "each grant written once");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_counter_created_anew_starts_above_every_lease_whichever_is_deleted_later() {
+    let harness = Kube::start();
+    let store = harness.store().await;
+    let (low, high) = (unique_name("low"), unique_name("high"));
+    let (held_low, _) = acquire_granted(store, &low, &unique_holder("a"), TTL).await;
+    let mut highest = held_low.token;
+    for _ in 0..3 {
+        let (lease, _) = acquire_granted(store, &high, &unique_holder("b"), TTL).await;
+        highest = lease.token;
+        store.force_release(ForceReleaseParams { name: high.clone() }).await.unwrap();
+    }
+    let counter = "/registry/leases/default/baton-fencing-tokens";
+    assert!(harness.server.etcd().delete_key(counter));
+    store.force_release(ForceReleaseParams { name: low.clone() }).await.unwrap();
+    // A second store, whose cached counter cannot hide the deletion.
+    let other = KubeLeaseStore::connect(&harness.url()).await.unwrap();
+    let (again, _) = acquire_granted(&other, &low, &unique_holder("c"), TTL).await;
+    assert!(again.token > highest, "{} after {highest} on another lease", again.token);
+    assert!(harness.server.etcd().delete_key(&format!("/registry/leases/default/{high}")));
+    let (fresh, reason) = acquire_granted(&other, &high, &unique_holder("d"), TTL).await;
+    assert_eq!(reason, ChangeReason::Fresh);
+    assert!(fresh.token > highest, "{} after {highest}", fresh.token);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_renewal_writes_its_own_duration_over_another_writers() {
+    let harness = Kube::start();
+    let store = harness.store().await;
+    let (name, holder) = (unique_name("edited"), unique_holder("h"));
+    let (lease, _) = acquire_granted(store, &name, &holder, TTL).await;
+    let leases = harness.leases().await;
+    let mut edited = leases.get(name.as_str()).await.unwrap();
+    edited.spec.as_mut().unwrap().lease_duration_seconds = Some(3);
+    leases.replace(name.as_str(), &Default::default(), &edited).await.unwrap();
+
+    let renewal = RenewParams { name: name.clone(), holder, token: lease.token };
+    let renewed = store.renew(renewal).await.expect("still the holder's term");
+    assert_eq!(renewed.ttl, TTL);
+    let stored = harness.server.lease("default", name.as_str()).unwrap();
+    assert_eq!(stored["spec"]["leaseDurationSeconds"], 30, "{stored}");
+}
