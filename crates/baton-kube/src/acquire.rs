@@ -11,6 +11,7 @@ use baton_core::{
 use tokio::time::Instant;
 
 use crate::client::Failure;
+use crate::reads::read;
 use crate::record::{self, Grant, Record};
 use crate::store::Inner;
 use crate::terms::Term;
@@ -90,16 +91,6 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
     inner.terms.remember(name, Term { record: record.clone(), sent });
     events::leader_change(inner, &record, &params.holder, true);
     Ok(AcquireOutcome::Acquired { lease: record.lease(&params.name)?, reason })
-}
-
-/// Reads one Lease object.
-pub(crate) async fn read(inner: &Inner, name: &str) -> Result<Option<Record>> {
-    let object = inner
-        .kube
-        .get(name)
-        .await
-        .map_err(|failure| failure.into_error(&format!("reading lease {name}")))?;
-    object.map(Record::read).transpose()
 }
 
 /// The record of a lease held by someone else as this contender judges it: held until its

@@ -4,10 +4,19 @@
 use baton_core::page::check_page_size;
 use baton_core::{HistoryParams, LeaderChange, Lease, LeaseName, Page, Result};
 
-use crate::acquire::read;
 use crate::names::{self, TOKENS_OBJECT};
 use crate::record::Record;
 use crate::store::Inner;
+
+/// Reads one Lease object.
+pub(crate) async fn read(inner: &Inner, name: &str) -> Result<Option<Record>> {
+    let object = inner
+        .kube
+        .get(name)
+        .await
+        .map_err(|failure| failure.into_error(&format!("reading lease {name}")))?;
+    object.map(Record::read).transpose()
+}
 
 /// Reads one lease as its record states it.
 pub(crate) async fn get(inner: &Inner, name: &LeaseName) -> Result<Option<Lease>> {

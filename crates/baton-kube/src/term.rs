@@ -11,8 +11,8 @@ use baton_core::{
 use futures_util::{StreamExt, stream};
 use tokio::time::Instant;
 
-use crate::acquire::read;
 use crate::client::Failure;
+use crate::reads::read;
 use crate::record::{self, Record};
 use crate::store::Inner;
 use crate::terms::Term;

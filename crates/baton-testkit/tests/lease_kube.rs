@@ -141,7 +141,7 @@ async fn kubectl_reads_the_lease_and_the_leader_changes_as_its_own() {
             if !events.is_empty() {
                 return events;
             }
-            tokio::task::yield_now().await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     })
     .await
