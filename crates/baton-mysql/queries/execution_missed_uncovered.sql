@@ -4,8 +4,7 @@
 -- of those jobs is recorded between this read and the insert of the runs it answers
 -- (execution_missed_insert.sql). A read of its own rather than a condition of that insert: an
 -- insert that reads its own table materializes the rows first, and with the runs' TEXT reason
--- that is an on-disk temporary table, whose drop MariaDB has been seen to fail (error 6) or to
--- crash on under load.
+-- that is an on-disk temporary table for every batch of missed runs.
 --   ? JSON array of [job, fire_key, first, last, count, reason].
 SELECT run.position
 FROM JSON_TABLE(?, '$[*]' COLUMNS (

@@ -62,7 +62,10 @@ pub mod cluster;
 pub mod elector;
 mod handler_error;
 pub mod metrics;
+mod planted;
 pub mod scheduler;
+#[cfg(test)]
+mod simulation;
 
 pub use backend::{Backend, Migrated, UrlKind, connect, connect_leases, connect_split, url_kind};
 pub use baton_core::url::redact;

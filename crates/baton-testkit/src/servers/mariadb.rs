@@ -64,6 +64,9 @@ impl MariadbServer {
                 .arg(format!("--socket={}", dir.join("mariadbd.sock").display()))
                 .arg(format!("--pid-file={}", dir.join("mariadbd.pid").display()))
                 .arg(format!("--init-file={}", dir.join("init.sql").display()))
+                // A temporary directory of its own: a server deletes every `#sql*` file in its
+                // temporary directory when it starts, including another server's live ones.
+                .arg(format!("--tmpdir={}", dir.join("tmp").display()))
                 .arg(format!("--port={port}"))
                 .args(["--bind-address=127.0.0.1", "--skip-name-resolve"])
                 // Safe here: the tests kill the server process, never the machine, and the
@@ -82,6 +85,7 @@ impl MariadbServer {
         })
         .prepare(move |dir| {
             copy_tree(&template, &dir.join("data"), None)?;
+            std::fs::create_dir_all(dir.join("tmp"))?;
             std::fs::write(dir.join("init.sql"), files.init_sql(MariadbServer::DATABASE))?;
             files.tls.as_ref().map_or(Ok(()), |tls| tls.write_files(dir, None))
         })
@@ -168,10 +172,14 @@ fn template(installation: &Installation) -> PathBuf {
 }
 
 fn install_db(installation: &Installation, staging: &Path) -> Result<(), String> {
+    // The bootstrap server clears `#sql*` files from its temporary directory at start, so it
+    // gets one of its own rather than the shared one running servers may use.
+    let tmpdir = tempfile::tempdir().map_err(|err| format!("cannot create a directory: {err}"))?;
     let mut command = Command::new(&installation.install_db);
     command
         .arg("--no-defaults")
         .arg(format!("--datadir={}", staging.display()))
+        .arg(format!("--tmpdir={}", tmpdir.path().display()))
         .args(["--auth-root-authentication-method=normal", "--skip-test-db"])
         .args(["--innodb-log-file-size=4M", "--innodb-data-file-path=ibdata1:4M:autoextend"])
         .arg("--skip-name-resolve");

@@ -139,6 +139,7 @@ impl<K: Eq + Hash + Clone, V> Claims<K, V> {
             let earliest = self.live().iter().map(|(_, claim)| claim.deadline()).min();
             let wake = earliest.map_or(now + period, |deadline| deadline.min(now + period));
             tokio::select! {
+                biased;
                 () = self.stop.cancelled() => return,
                 () = self.added.notified() => {}
                 () = sleep_until(wake) => {}

@@ -143,6 +143,7 @@ async fn run(
         };
         sender.send_replace(Leadership::Leader(guard.handle()));
         tokio::select! {
+            biased;
             () = stop.cancelled() => {
                 sender.send_replace(Leadership::Follower);
                 let _ = guard.release().await;
@@ -181,6 +182,7 @@ async fn acquire(
     tokio::pin!(acquiring);
     loop {
         tokio::select! {
+            biased;
             () = stop.cancelled() => return Ok(None),
             Some(reply) = requests.recv() => {
                 let _ = reply.send(false);
@@ -199,6 +201,7 @@ async fn stand_aside(
 ) -> bool {
     loop {
         tokio::select! {
+            biased;
             () = stop.cancelled() => return false,
             () = tokio::time::sleep_until(until) => return true,
             Some(reply) = requests.recv() => {

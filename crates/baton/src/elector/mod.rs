@@ -24,6 +24,7 @@ use baton_core::{
 };
 use tokio::time::Instant;
 
+use crate::planted::{Bug, planted};
 pub(crate) use campaign::StepDown;
 pub use campaign::{Campaign, Leadership};
 pub use config::ElectorConfig;
@@ -114,6 +115,7 @@ impl Elector {
         let (lease, sent) = match self.shared.store.acquire(params).await {
             Ok(AcquireOutcome::Acquired { lease, reason }) => {
                 tracing::info!(lease = %name, token = %lease.token, %reason, "acquired lease");
+                let sent = if planted(Bug::DeadlineFromReceipt) { Instant::now() } else { sent };
                 (lease, sent)
             }
             Ok(AcquireOutcome::Held(lease)) => return Ok(Acquisition::Held(lease)),
@@ -137,6 +139,9 @@ impl Elector {
             Ok(Some(lease)) if lease.holder.as_ref() == Some(holder) => lease,
             _ => return Err(original),
         };
+        if planted(Bug::TrustReadBack) {
+            return Ok((candidate, Instant::now()));
+        }
         let params =
             RenewParams { name: name.clone(), holder: holder.clone(), token: candidate.token };
         let sent = Instant::now();
@@ -178,6 +183,7 @@ impl Elector {
                 Err(err) => return Err(err),
             }
             tokio::select! {
+                biased;
                 () = self.shared.shutdown.cancelled() => return Err(shut_down()),
                 () = tokio::time::sleep(wait) => {}
                 () = wakeups::released(&mut released, name) => {}

@@ -9,6 +9,7 @@ use tokio::time::{Instant, sleep_until};
 use super::shared::Shared;
 use crate::claim;
 use crate::metrics::{RenewOutcome, lease_lost, lease_renewal};
+use crate::planted::{Bug, planted};
 
 /// Runs until shutdown: renews all held leases every renew interval (every retry period after
 /// a failure), each call bounded by the earliest deadline it serves, and confirms each renewed
@@ -18,6 +19,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
     let mut next_renewal = Instant::now() + config.renew_interval;
     loop {
         tokio::select! {
+            biased;
             () = shared.shutdown.cancelled() => return,
             () = sleep_until(next_renewal) => {}
         }
@@ -33,6 +35,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
             leases: terms.iter().map(|(lease, term)| (lease.clone(), term.token())).collect(),
         };
         let outcome = tokio::select! {
+            biased;
             () = shared.shutdown.cancelled() => return,
             outcome = claim::until(earliest, "lease_renew_all", shared.store.renew_all(params)) => outcome,
         };
@@ -44,7 +47,11 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                         .iter()
                         .find(|(name, term)| *name == lease.name && term.token() == lease.token);
                     if let Some((_, term)) = renewed {
-                        term.confirm(sent);
+                        if planted(Bug::DeadlineFromReceipt) {
+                            term.confirm(Instant::now());
+                        } else {
+                            term.confirm(sent);
+                        }
                     }
                 }
                 for name in &outcome.lost {

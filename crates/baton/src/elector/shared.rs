@@ -10,6 +10,7 @@ use tokio_util::task::TaskTracker;
 
 use super::config::ElectorConfig;
 use crate::claim::{Claim, Claims, TimeLimit};
+use crate::planted::{Bug, planted};
 
 pub(crate) struct Shared {
     /// The store, every call bounded by the renew deadline.
@@ -56,12 +57,17 @@ impl Shared {
         term: &Claim,
         reason: &str,
     ) -> Result<bool> {
-        self.terms.end(lease, term, reason);
         let params = ReleaseParams {
             name: lease.clone(),
             holder: self.config.holder.clone(),
             token: term.token(),
         };
+        if planted(Bug::ActAfterRelease) {
+            let released = self.store.release(params).await;
+            self.terms.end(lease, term, reason);
+            return released;
+        }
+        self.terms.end(lease, term, reason);
         self.store.release(params).await
     }
 

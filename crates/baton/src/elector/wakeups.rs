@@ -28,6 +28,7 @@ async fn listen(shared: Arc<Shared>) {
                 let _ = shared.released.send(None);
                 loop {
                     let next = tokio::select! {
+                        biased;
                         () = shared.shutdown.cancelled() => return,
                         next = changes.next() => next,
                     };
@@ -46,6 +47,7 @@ async fn listen(shared: Arc<Shared>) {
             Err(err) => tracing::warn!(%err, "subscribing to lease changes failed"),
         }
         tokio::select! {
+            biased;
             () = shared.shutdown.cancelled() => return,
             () = tokio::time::sleep(shared.config.jittered_retry()) => {}
         }

@@ -1,0 +1,43 @@
+//! Bugs planted on purpose, for the crate's deterministic simulation to show that it catches
+//! them. Each is the mistake of the same name in `baton-core/model/lease.pml`, which spin must
+//! catch as well. Outside the crate's own tests no bug can be planted and [`planted`] is false.
+
+/// A deliberate mistake the runtime can be switched to make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bug {
+    /// A term's deadline counted from the arrival of the store's answer, not from when the
+    /// call was sent: a slow answer stretches the term past the lease's expiry on the store.
+    DeadlineFromReceipt,
+    /// An acquisition of unknown outcome taken as granted when the record read back names this
+    /// holder, without the renewal that confirms it on the store's clock.
+    TrustReadBack,
+    /// A step-down that sends the release first and ends the term when the answer comes, so
+    /// the holder keeps acting while a successor already holds the lease.
+    ActAfterRelease,
+    /// The simulation's fenced resource accepting every write, whatever its token.
+    #[cfg(test)]
+    NoFence,
+}
+
+#[cfg(test)]
+thread_local! {
+    static PLANTED: std::cell::Cell<Option<Bug>> = const { std::cell::Cell::new(None) };
+}
+
+/// Whether `bug` is planted on this thread; never outside the crate's tests.
+#[inline]
+pub(crate) fn planted(bug: Bug) -> bool {
+    #[cfg(test)]
+    return PLANTED.with(|planted| planted.get() == Some(bug));
+    #[cfg(not(test))]
+    {
+        let _ = bug;
+        false
+    }
+}
+
+/// Plants `bug` on this thread (the one a simulation runs on), or none.
+#[cfg(test)]
+pub(crate) fn plant(bug: Option<Bug>) {
+    PLANTED.with(|planted| planted.set(bug));
+}
