@@ -5,8 +5,9 @@
 /// A deliberate mistake the runtime can be switched to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Bug {
-    /// A term's deadline counted from the arrival of the store's answer, not from when the
-    /// call was sent: a slow answer stretches the term past the lease's expiry on the store.
+    /// A claim's deadline counted from the arrival of the store's answer, not from when the
+    /// call was sent (an acquisition, a renewal, an execution's claim or heartbeat, a
+    /// partition's heartbeat): a slow answer stretches the claim past its expiry on the store.
     DeadlineFromReceipt,
     /// An acquisition of unknown outcome taken as granted when the record read back names this
     /// holder, without the renewal that confirms it on the store's clock.
@@ -34,6 +35,12 @@ pub(crate) fn planted(bug: Bug) -> bool {
         let _ = bug;
         false
     }
+}
+
+/// The instant a confirmation by the store counts from: when its call was `sent`, or, with
+/// [`Bug::DeadlineFromReceipt`] planted, now that the answer arrived.
+pub(crate) fn counted_from(sent: tokio::time::Instant) -> tokio::time::Instant {
+    if planted(Bug::DeadlineFromReceipt) { tokio::time::Instant::now() } else { sent }
 }
 
 /// Plants `bug` on this thread (the one a simulation runs on), or none.

@@ -2,7 +2,7 @@
 //! shares: the job registry, the execution table with its uniqueness on `(job, fire key,
 //! attempt)`, and the store-wide token counter.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::{Error, Result};
 use crate::job::{Execution, ExecutionStatus, FireKey, Job, JobDefinition, Trigger};
@@ -15,17 +15,17 @@ use crate::time::StoreTime;
 pub(super) struct Records {
     /// Jobs in registration order: the job with id `n` is at index `n - 1`.
     jobs: Vec<Job>,
-    job_index: HashMap<JobName, usize>,
+    job_index: BTreeMap<JobName, usize>,
     /// Executions by id.
     pub(super) executions: BTreeMap<i64, Execution>,
     /// The output recorded with each completed execution that reported one.
-    pub(super) outputs: HashMap<i64, String>,
+    pub(super) outputs: BTreeMap<i64, String>,
     /// The attempts of every fire: `(job, fire key)` → attempt → execution id.
-    fires: HashMap<(JobName, FireKey), BTreeMap<u32, i64>>,
+    fires: BTreeMap<(JobName, FireKey), BTreeMap<u32, i64>>,
     /// The ids of every job's executions.
-    by_job: HashMap<JobName, BTreeSet<i64>>,
+    by_job: BTreeMap<JobName, BTreeSet<i64>>,
     /// The greatest instant of each job's schedule whose record retention deleted.
-    pub(super) pruned_through: HashMap<JobName, StoreTime>,
+    pub(super) pruned_through: BTreeMap<JobName, StoreTime>,
     last_execution_id: i64,
     last_token: u64,
 }

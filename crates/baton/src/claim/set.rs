@@ -1,8 +1,7 @@
 //! The claims of one owner (an elector, a scheduler worker, a cluster worker), with the
 //! enforcer that ends each at its deadline and all of them when the process stalls.
 
-use std::collections::HashMap;
-use std::hash::Hash;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -28,9 +27,10 @@ pub(crate) struct Held<V> {
     pub(crate) state: V,
 }
 
-/// The claims one owner holds, by key, each with the owner's state `V` beside it.
+/// The claims one owner holds, by key (in key order, so that a run replays exactly), each with
+/// the owner's state `V` beside it.
 pub(crate) struct Claims<K, V = ()> {
-    held: Mutex<HashMap<K, Held<V>>>,
+    held: Mutex<BTreeMap<K, Held<V>>>,
     /// Wakes the enforcer when a claim is added.
     added: Notify,
     watchdog: Arc<Watchdog>,
@@ -39,7 +39,7 @@ pub(crate) struct Claims<K, V = ()> {
     stop: CancellationToken,
 }
 
-impl<K: Eq + Hash + Clone, V> Claims<K, V> {
+impl<K: Ord + Clone, V> Claims<K, V> {
     /// Claims that may act for `act_for` after each confirmed call, judged stalled after
     /// `stall_threshold` without running, and ended when `stop` fires.
     pub(crate) fn new(
@@ -48,7 +48,7 @@ impl<K: Eq + Hash + Clone, V> Claims<K, V> {
         stop: CancellationToken,
     ) -> Self {
         Claims {
-            held: Mutex::new(HashMap::new()),
+            held: Mutex::new(BTreeMap::new()),
             added: Notify::new(),
             watchdog: Arc::new(Watchdog::new(stall_threshold)),
             act_for,
@@ -57,7 +57,7 @@ impl<K: Eq + Hash + Clone, V> Claims<K, V> {
     }
 
     /// Every claim held, with the owner's state, under one lock.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, HashMap<K, Held<V>>> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, BTreeMap<K, Held<V>>> {
         self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 

@@ -24,7 +24,7 @@ use baton_core::{
 };
 use tokio::time::Instant;
 
-use crate::planted::{Bug, planted};
+use crate::planted::{self, Bug, planted};
 pub(crate) use campaign::StepDown;
 pub use campaign::{Campaign, Leadership};
 pub use config::ElectorConfig;
@@ -115,8 +115,7 @@ impl Elector {
         let (lease, sent) = match self.shared.store.acquire(params).await {
             Ok(AcquireOutcome::Acquired { lease, reason }) => {
                 tracing::info!(lease = %name, token = %lease.token, %reason, "acquired lease");
-                let sent = if planted(Bug::DeadlineFromReceipt) { Instant::now() } else { sent };
-                (lease, sent)
+                (lease, planted::counted_from(sent))
             }
             Ok(AcquireOutcome::Held(lease)) => return Ok(Acquisition::Held(lease)),
             Ok(_) => return Err(Error::new(ErrorKind::Internal, "unexpected acquire outcome")),

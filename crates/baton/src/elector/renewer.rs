@@ -9,7 +9,7 @@ use tokio::time::{Instant, sleep_until};
 use super::shared::Shared;
 use crate::claim;
 use crate::metrics::{RenewOutcome, lease_lost, lease_renewal};
-use crate::planted::{Bug, planted};
+use crate::planted;
 
 /// Runs until shutdown: renews all held leases every renew interval (every retry period after
 /// a failure), each call bounded by the earliest deadline it serves, and confirms each renewed
@@ -47,11 +47,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                         .iter()
                         .find(|(name, term)| *name == lease.name && term.token() == lease.token);
                     if let Some((_, term)) = renewed {
-                        if planted(Bug::DeadlineFromReceipt) {
-                            term.confirm(Instant::now());
-                        } else {
-                            term.confirm(sent);
-                        }
+                        term.confirm(planted::counted_from(sent));
                     }
                 }
                 for name in &outcome.lost {

@@ -3,7 +3,7 @@
 //! waiting for them when they fall due); it also abandons executions whose node went silent
 //! and prunes executions by retention.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,13 +39,14 @@ pub(crate) async fn run_term(
     let mut leader = Leader {
         store,
         config,
-        jobs: HashMap::new(),
-        last: HashMap::new(),
+        jobs: BTreeMap::new(),
+        last: BTreeMap::new(),
         due: BTreeSet::new(),
-        dirty: HashSet::new(),
+        dirty: BTreeSet::new(),
         listed_at: None,
     };
     tokio::select! {
+        biased;
         () = term.cancelled() => {}
         () = leader.lead(&term) => {}
     }
@@ -56,13 +57,13 @@ struct Leader {
     store: Arc<dyn JobStore>,
     config: SchedulerConfig,
     /// Every registered job, as last read.
-    jobs: HashMap<JobName, Job>,
+    jobs: BTreeMap<JobName, Job>,
     /// The newest fire accounted for (recorded or missed), per job.
-    last: HashMap<JobName, StoreTime>,
+    last: BTreeMap<JobName, StoreTime>,
     /// The next fire of every job, ordered by instant.
     due: BTreeSet<(StoreTime, JobName)>,
     /// Jobs that fired since their executions were last pruned.
-    dirty: HashSet<JobName>,
+    dirty: BTreeSet<JobName>,
     /// The store time of the last listing of jobs; the next lists only what changed since.
     listed_at: Option<StoreTime>,
 }
@@ -268,7 +269,7 @@ impl Leader {
     }
 
     async fn prune(&mut self) -> Result<()> {
-        let dirty: Vec<JobName> = self.dirty.drain().collect();
+        let dirty: Vec<JobName> = std::mem::take(&mut self.dirty).into_iter().collect();
         for name in dirty {
             let Some(job) = self.jobs.get(&name) else { continue };
             let params = PruneParams {

@@ -107,6 +107,7 @@ impl SchedulerBuilder {
         tasks.spawn(async move {
             loop {
                 let term = tokio::select! {
+                    biased;
                     () = leading.cancelled() => return,
                     term = campaign.leader() => term,
                 };
@@ -115,6 +116,7 @@ impl SchedulerBuilder {
                     return;
                 };
                 tokio::select! {
+                    biased;
                     () = leading.cancelled() => return,
                     () = leader::run_term(store.clone(), config.clone(), term) => {}
                 }

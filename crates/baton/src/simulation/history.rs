@@ -3,13 +3,14 @@
 
 use std::sync::Mutex;
 
-/// One thing that happened, at a millisecond of the store's clock.
+/// One thing that happened, at a millisecond of the store's clock. `key` names what was held:
+/// the lease, or the job an execution belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Event {
-    /// A holder checked its term and acted under its token.
-    Acted { at: i64, node: String, token: u64 },
-    /// The fenced resource took a write, or refused it as stale.
-    Wrote { at: i64, node: String, token: u64, accepted: bool },
+    /// A holder checked its claim and acted under its token.
+    Acted { at: i64, node: String, key: String, token: u64 },
+    /// The key's fenced resource took a write, or refused it as stale.
+    Wrote { at: i64, node: String, key: String, token: u64, accepted: bool },
     /// The fault schedule did something to a node.
     Fault { at: i64, node: String, fault: Fault },
 }
@@ -51,9 +52,11 @@ impl Fault {
     ];
 }
 
-/// A term the store granted, read from its leader history after the run.
+/// A claim the store granted (a term of a lease, an attempt of a job's execution), read from
+/// the store after the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Grant {
+    pub(super) key: String,
     pub(super) at: i64,
     pub(super) token: u64,
     pub(super) holder: String,
@@ -77,7 +80,10 @@ impl Recorder {
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Run {
     pub(super) events: Vec<Event>,
-    pub(super) grants: Vec<Grant>,
+    /// The terms of every lease, in the order the store granted them.
+    pub(super) terms: Vec<Grant>,
+    /// Every execution record of the jobs, oldest first.
+    pub(super) executions: Vec<baton_core::Execution>,
     /// The store's clock when the fault schedule stopped and every link healed.
     pub(super) calm_from: i64,
     pub(super) ended_at: i64,

@@ -10,7 +10,7 @@ use std::time::Duration;
 use baton_core::layer::{CallFuture, Layer};
 use tokio::time::Instant;
 
-use super::world::Dice;
+use super::dice::Dice;
 
 /// The faults on one node's link, each on until an instant.
 #[derive(Debug, Default)]
@@ -71,9 +71,11 @@ impl Link {
         self.faults.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Cuts the link for `span`.
+    /// Cuts the link for `span`, or longer if it is cut for longer already.
     pub(super) fn cut(&self, span: Duration) {
-        self.faults().cut_until = Some(Instant::now() + span);
+        let until = Instant::now() + span;
+        let mut faults = self.faults();
+        faults.cut_until = Some(faults.cut_until.map_or(until, |cut| cut.max(until)));
     }
 
     /// Degrades the link, as a failing network does: for `span` it is slow, then for another

@@ -1,70 +1,40 @@
-//! One simulated run: three nodes campaigning for one lease over the in-memory store, each
-//! through a link of its own, with a leader writing to a fenced resource as long as its term
-//! is valid, while a schedule drawn from the seed cuts, slows, degrades and flaps links and loses
-//! their answers, pauses leaders between their check and their write, crashes and restarts nodes
-//! and asks leaders to step down. Then every fault heals and the run goes on calmly for a while.
+//! One simulated run: three nodes over the in-memory stores, each through a link of its own,
+//! doing the work of a [`Scenario`] while a schedule drawn from the seed cuts, slows, degrades
+//! and flaps links and loses their answers, pauses the work between its check and its write,
+//! crashes and restarts nodes and asks them to step down. Then every fault heals and the run
+//! goes on calmly for a while, and the store's records are read for the checks.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use baton_core::layer::Layered;
-use baton_core::memory::MemoryLeaseStore;
+use baton_core::job::ExecutionListParams;
+use baton_core::memory::{MemoryJobStore, MemoryLeaseStore};
 use baton_core::time::Clock;
-use baton_core::{HistoryParams, HolderId, LeaseName, LeaseStore};
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
+use baton_core::{HistoryParams, JobStore, LeaseStore};
 use tokio::time::Instant;
 
 use super::clock::VirtualClock;
+use super::dice::Dice;
 use super::history::{Event, Fault, Grant, Recorder, Run};
 use super::ledger::Ledger;
 use super::net::Link;
-use crate::elector::{Campaign, Elector, ElectorConfig, Leadership};
 
-/// Nodes in the cluster.
-const NODES: usize = 3;
-/// The lease's TTL; the elector's timing is scaled from it.
-const TTL: Duration = Duration::from_secs(3);
+/// The cluster's node slots.
+const SLOTS: [usize; 3] = [0, 1, 2];
 /// How long the fault schedule runs.
 const FAULTS_FOR: Duration = Duration::from_secs(120);
 /// How long the run goes on after every fault healed.
 const CALM_FOR: Duration = Duration::from_secs(12);
 /// How often a fault is aimed at the node that acted last rather than at any node.
-const AIM_AT_LEADER: f64 = 0.6;
+const AIM_AT_THE_ACTING: f64 = 0.6;
 
-/// The seeded source of every choice the simulation makes.
-#[derive(Debug, Clone)]
-pub(super) struct Dice(Arc<Mutex<fastrand::Rng>>);
-
-impl Dice {
-    fn new(seed: u64) -> Self {
-        Dice(Arc::new(Mutex::new(fastrand::Rng::with_seed(seed))))
-    }
-
-    fn rng(&self) -> std::sync::MutexGuard<'_, fastrand::Rng> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A number in `range`.
-    pub(super) fn range(&self, range: std::ops::Range<u64>) -> u64 {
-        self.rng().u64(range)
-    }
-
-    /// True with probability `share`.
-    pub(super) fn chance(&self, share: f64) -> bool {
-        self.rng().f64() < share
-    }
-
-    fn millis(&self, range: std::ops::Range<u64>) -> Duration {
-        Duration::from_millis(self.range(range))
-    }
-}
-
-/// What the nodes share: the store, the resource, the clock, the dice and the record.
-struct World {
-    clock: VirtualClock,
-    dice: Dice,
-    store: Arc<MemoryLeaseStore>,
+/// What the nodes share: the stores, the resources, the clock, the dice and the record.
+pub(super) struct World {
+    pub(super) clock: VirtualClock,
+    pub(super) dice: Dice,
+    pub(super) leases: Arc<MemoryLeaseStore>,
+    pub(super) jobs: Arc<MemoryJobStore>,
     ledger: Ledger,
     recorder: Recorder,
     /// The slot of the node that acted last: the fault schedule aims at it more often.
@@ -72,39 +42,94 @@ struct World {
 }
 
 impl World {
-    fn now(&self) -> i64 {
+    fn new(seed: u64) -> Self {
+        let clock = VirtualClock::start();
+        World {
+            clock,
+            dice: Dice::new(seed),
+            leases: Arc::new(MemoryLeaseStore::with_clock(Arc::new(clock))),
+            jobs: Arc::new(MemoryJobStore::with_clock(Arc::new(clock))),
+            ledger: Ledger::default(),
+            recorder: Recorder::default(),
+            acting: Mutex::default(),
+        }
+    }
+
+    /// The store's clock, in milliseconds.
+    pub(super) fn now(&self) -> i64 {
         self.clock.now().as_millis()
     }
 
     fn record_fault(&self, node: &str, fault: Fault) {
         self.recorder.record(Event::Fault { at: self.now(), node: node.into(), fault });
     }
+
+    /// One step of work under a claim on `key`, once its holder checked the claim: records the
+    /// act and writes to the key's fenced resource under `token`. If the schedule left a pause
+    /// for this node, the work stops for that long and the node is cut off from the store as a
+    /// stopped process is (nothing it would send arrives), and the write lands after the pause
+    /// even if the work is cancelled meanwhile, as a write already on its way does.
+    pub(super) async fn act(self: &Arc<Self>, node: &NodeRef, key: &str, token: u64) {
+        let at = self.now();
+        self.recorder.record(Event::Acted { at, node: node.name.clone(), key: key.into(), token });
+        *self.acting.lock().unwrap_or_else(|e| e.into_inner()) = Some(node.slot);
+        let paused = node.pause.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(paused) = paused else {
+            return self.write(&node.name, key, token);
+        };
+        node.link.cut(paused);
+        let (world, name, key) = (self.clone(), node.name.clone(), key.to_string());
+        tokio::spawn(async move {
+            tokio::time::sleep(paused).await;
+            world.write(&name, &key, token);
+        });
+        tokio::time::sleep(paused).await;
+    }
+
+    fn write(&self, node: &str, key: &str, token: u64) {
+        let accepted = self.ledger.write(key, token);
+        let (at, node, key) = (self.now(), node.into(), key.into());
+        self.recorder.record(Event::Wrote { at, node, key, token, accepted });
+    }
 }
 
-fn lease() -> LeaseName {
-    "leader".parse().expect("a valid lease name")
-}
-
-/// One incarnation of a node: its link, elector, campaign and the leader's work loop.
-struct Incarnation {
+/// What a node's work needs to know of its node: who it is, and the pause the schedule left
+/// for it.
+#[derive(Debug, Clone)]
+pub(super) struct NodeRef {
+    slot: usize,
+    /// The node and its incarnation, such as `n1.2`.
+    pub(super) name: String,
+    pause: Arc<Mutex<Option<Duration>>>,
     link: Link,
-    elector: Elector,
-    campaign: Campaign,
-    worker: JoinHandle<()>,
+}
+
+/// The work of one incarnation of a node in a scenario.
+pub(super) trait Incarnation: Sized {
+    /// Starts the work of `node` over the world's stores seen through `link`.
+    fn start(world: &Arc<World>, node: NodeRef, link: &Link) -> impl Future<Output = Self>;
+
+    /// Asks the node to step down from what it leads, without waiting.
+    fn step_down(&self);
+
+    /// Stops the node at once, as a crash does (its link is already dead).
+    fn crash(self);
+
+    /// Stops the node gracefully.
+    fn stop(self) -> impl Future<Output = ()>;
 }
 
 /// A node slot, running or crashed.
-struct Node {
+struct Node<I> {
     slot: usize,
     name: String,
     incarnations: u32,
-    running: Option<Incarnation>,
+    running: Option<(Link, I)>,
     down_until: Option<Instant>,
-    /// A pause the leader takes between its next check and its write.
     pause: Arc<Mutex<Option<Duration>>>,
 }
 
-impl Node {
+impl<I: Incarnation> Node<I> {
     fn new(slot: usize) -> Self {
         Node {
             slot,
@@ -116,168 +141,111 @@ impl Node {
         }
     }
 
-    fn start(&mut self, world: &Arc<World>) {
+    async fn start(&mut self, world: &Arc<World>) {
         self.incarnations += 1;
         let name = format!("{}.{}", self.name, self.incarnations);
         let link = Link::new(world.dice.clone());
-        let inner: Arc<dyn LeaseStore> = world.store.clone();
-        let store: Arc<dyn LeaseStore> = Arc::new(Layered::new(inner, link.clone()));
-        let config = ElectorConfig::new(HolderId::generate(&self.name, self.incarnations));
-        let elector = Elector::new(store, config.with_ttl(TTL)).expect("valid timing");
-        let campaign = elector.campaign(lease());
-        let worker = tokio::spawn(work(
-            world.clone(),
-            (self.slot, name),
-            campaign.watch(),
-            self.pause.clone(),
-        ));
-        self.running = Some(Incarnation { link, elector, campaign, worker });
+        let node = NodeRef { slot: self.slot, name, pause: self.pause.clone(), link: link.clone() };
+        let incarnation = I::start(world, node, &link).await;
+        self.running = Some((link, incarnation));
         self.down_until = None;
     }
 
-    /// Crashes the node: nothing it sends reaches the store any more and its tasks stop.
     fn crash(&mut self, restart_after: Duration) {
-        if let Some(incarnation) = self.running.take() {
-            incarnation.link.kill();
-            incarnation.worker.abort();
-            drop(incarnation.campaign);
-            drop(incarnation.elector);
+        if let Some((link, incarnation)) = self.running.take() {
+            link.kill();
+            incarnation.crash();
             self.down_until = Some(Instant::now() + restart_after);
         }
     }
-
-    /// Stops the node gracefully.
-    async fn stop(mut self) {
-        if let Some(incarnation) = self.running.take() {
-            incarnation.worker.abort();
-            drop(incarnation.campaign);
-            incarnation.elector.shutdown().await;
-        }
-    }
 }
 
-/// The leader's work: while this node's term is valid, check it, act, and write to the
-/// fenced resource under its token, every few tens of milliseconds.
-async fn work(
-    world: Arc<World>,
-    (slot, node): (usize, String),
-    mut leadership: watch::Receiver<Leadership>,
-    pause: Arc<Mutex<Option<Duration>>>,
-) {
-    loop {
-        let handle = loop {
-            if let Leadership::Leader(handle) = &*leadership.borrow_and_update()
-                && !handle.is_cancelled()
-            {
-                break handle.clone();
-            }
-            if leadership.changed().await.is_err() {
-                return;
-            }
-        };
-        loop {
-            tokio::time::sleep(world.dice.millis(10..60)).await;
-            if handle.ensure_valid().is_err() {
-                break;
-            }
-            let token = handle.token().get();
-            world.recorder.record(Event::Acted { at: world.now(), node: node.clone(), token });
-            *world.acting.lock().unwrap_or_else(|e| e.into_inner()) = Some(slot);
-            let paused = pause.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(paused) = paused {
-                tokio::time::sleep(paused).await;
-            }
-            let accepted = world.ledger.write(token);
-            let at = world.now();
-            world.recorder.record(Event::Wrote { at, node: node.clone(), token, accepted });
-        }
-    }
-}
-
-/// Runs the simulation of `seed` to its end and answers what happened.
-pub(super) async fn run(seed: u64) -> Run {
-    let clock = VirtualClock::start();
-    let world = Arc::new(World {
-        clock,
-        dice: Dice::new(seed),
-        store: Arc::new(MemoryLeaseStore::with_clock(Arc::new(clock))),
-        ledger: Ledger::default(),
-        recorder: Recorder::default(),
-        acting: Mutex::default(),
-    });
-    let mut nodes: Vec<Node> = (0..NODES).map(Node::new).collect();
+/// Runs one scenario for `seed` to its end and answers what happened.
+pub(super) async fn run<I: Incarnation>(seed: u64) -> Run {
+    let world = Arc::new(World::new(seed));
+    let mut nodes: Vec<Node<I>> = SLOTS.into_iter().map(Node::new).collect();
     for node in &mut nodes {
-        node.start(&world);
+        node.start(&world).await;
     }
     while world.clock.elapsed() < FAULTS_FOR {
         tokio::time::sleep(world.dice.millis(500..4_000)).await;
         for node in &mut nodes {
             if node.down_until.is_some_and(|until| Instant::now() >= until) {
                 world.record_fault(&node.name, Fault::Restart);
-                node.start(&world);
+                node.start(&world).await;
             }
         }
         let acting = *world.acting.lock().unwrap_or_else(|e| e.into_inner());
         let slot = match acting {
-            Some(slot) if world.dice.chance(AIM_AT_LEADER) => slot,
-            _ => usize::try_from(world.dice.range(0..NODES as u64)).expect("a node index"),
+            Some(slot) if world.dice.chance(AIM_AT_THE_ACTING) => slot,
+            _ => world.dice.pick(&SLOTS),
         };
         inject(&world, &mut nodes[slot]);
     }
     let calm_from = world.now();
     for node in &mut nodes {
-        if let Some(incarnation) = &node.running {
-            incarnation.link.heal();
-        } else {
-            node.start(&world);
+        match &node.running {
+            Some((link, _)) => link.heal(),
+            None => node.start(&world).await,
         }
     }
     tokio::time::sleep(CALM_FOR).await;
     let ended_at = world.now();
     for node in nodes {
-        node.stop().await;
+        if let Some((_, incarnation)) = node.running {
+            incarnation.stop().await;
+        }
     }
-    Run { events: world.recorder.events(), grants: grants(&world.store).await, calm_from, ended_at }
+    Run {
+        events: world.recorder.events(),
+        terms: terms(&*world.leases).await,
+        executions: executions(&*world.jobs).await,
+        calm_from,
+        ended_at,
+    }
 }
 
 /// One fault, drawn from the dice, on `node`.
-fn inject(world: &World, node: &mut Node) {
+fn inject<I: Incarnation>(world: &World, node: &mut Node<I>) {
     let span = world.dice.millis(200..4_000);
-    let drawn = world.dice.range(0..Fault::DRAWN.len() as u64);
-    let fault = Fault::DRAWN[usize::try_from(drawn).expect("an index")];
-    let Some(incarnation) = &node.running else { return };
+    let fault = world.dice.pick(&Fault::DRAWN);
+    let Some((link, incarnation)) = &node.running else { return };
     world.record_fault(&node.name, fault);
     match fault {
-        Fault::Cut => incarnation.link.cut(span),
-        Fault::Slow => incarnation.link.slow(span),
-        Fault::LoseAnswers => incarnation.link.lose_answers(span),
-        Fault::Degrade => incarnation.link.degrade(span),
-        Fault::Flap => incarnation.link.flap(span * 2, world.dice.millis(200..1_000)),
+        Fault::Cut => link.cut(span),
+        Fault::Slow => link.slow(span),
+        Fault::LoseAnswers => link.lose_answers(span),
+        Fault::Degrade => link.degrade(span),
+        Fault::Flap => link.flap(span * 2, world.dice.millis(200..1_000)),
         Fault::Pause => *node.pause.lock().unwrap_or_else(|e| e.into_inner()) = Some(span),
-        Fault::StepDown => {
-            let step_downs = incarnation.campaign.step_downs();
-            tokio::spawn(async move { step_downs.request().await });
-        }
+        Fault::StepDown => incarnation.step_down(),
         Fault::Crash => node.crash(span),
         Fault::Restart => unreachable!("restarts follow crashes; they are not drawn"),
     }
 }
 
-/// Every term the store granted, in the order it granted them.
-async fn grants(store: &MemoryLeaseStore) -> Vec<Grant> {
-    let mut grants = Vec::new();
+/// Every term of every lease, from the store's leader history.
+async fn terms(leases: &dyn LeaseStore) -> Vec<Grant> {
+    let mut terms = Vec::new();
     let mut after = None;
     loop {
         let params = HistoryParams { lease: None, after, limit: 1000 };
-        let page = store.history(params).await.expect("the memory store's history");
-        grants.extend(page.items.into_iter().map(|change| Grant {
+        let page = leases.history(params).await.expect("the memory store's history");
+        terms.extend(page.items.into_iter().map(|change| Grant {
+            key: change.lease.to_string(),
             at: change.at.as_millis(),
             token: change.token.get(),
             holder: change.holder.to_string(),
         }));
         match page.next {
             Some(next) => after = Some(next),
-            None => return grants,
+            None => return terms,
         }
     }
+}
+
+/// Every execution record, oldest first.
+async fn executions(jobs: &dyn JobStore) -> Vec<baton_core::Execution> {
+    let params = ExecutionListParams { limit: 1000, ..Default::default() };
+    baton_core::job::all_executions(jobs, params).await.expect("the memory store's executions")
 }

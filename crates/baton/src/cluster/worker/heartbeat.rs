@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Worker;
 use crate::claim;
+use crate::planted;
 
 impl Worker {
     /// Heartbeats every interval until `stop` fires. Partitions the store reports lost are
@@ -73,7 +74,7 @@ impl Worker {
         }
         for (id, claim) in &carried {
             if !outcome.lost.contains(id) {
-                claim.confirm(sent);
+                claim.confirm(planted::counted_from(sent));
             }
         }
         if !outcome.lost.is_empty() {

@@ -12,6 +12,7 @@ use super::Worker;
 
 /// How long the worker trusts its own reading of the store's clock.
 const CLOCK_REFRESH: Duration = Duration::from_secs(30);
+use crate::planted;
 use crate::scheduler::store_clock::StoreClock;
 
 impl Worker {
@@ -29,6 +30,7 @@ impl Worker {
                 // Every slot is busy: claim again once one is returned. The notification is
                 // stored if it came first, so none is lost.
                 tokio::select! {
+                    biased;
                     () = stop.cancelled() => return,
                     () = self.freed.notified() => {}
                 }
@@ -44,6 +46,7 @@ impl Worker {
                 }
             };
             tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 () = sleep_until(wake) => {}
                 woken = next_wake_up(&mut feed) => {
@@ -92,7 +95,7 @@ impl Worker {
             // One claimed ahead of its instant starts at that instant.
             let start_at =
                 (execution.due_at > claimed.now).then(|| clock.local_instant(execution.due_at));
-            self.start(execution, sent, start_at);
+            self.start(execution, planted::counted_from(sent), start_at);
         }
         Ok((!full).then_some(wake))
     }

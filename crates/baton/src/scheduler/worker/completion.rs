@@ -38,6 +38,7 @@ impl Worker {
         let mut finished = Vec::with_capacity(BATCH);
         loop {
             let received = tokio::select! {
+                biased;
                 () = halt.cancelled() => return,
                 received = outcomes.recv_many(&mut finished, BATCH) => received,
             };

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{StopReason, Worker};
 use crate::claim;
+use crate::planted;
 
 impl Worker {
     /// Heartbeats the running executions every interval until `stop` fires. A heartbeat that
@@ -18,6 +19,7 @@ impl Worker {
     pub(crate) async fn heartbeat_loop(self: Arc<Self>, stop: CancellationToken) {
         loop {
             tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 () = sleep(self.config.heartbeat_interval) => {}
             }
@@ -34,7 +36,7 @@ impl Worker {
                         if outcome.lost.contains(id) {
                             claim.end("the store no longer runs it under this token");
                         } else {
-                            claim.confirm(sent);
+                            claim.confirm(planted::counted_from(sent));
                         }
                     }
                     self.stop(&outcome.cancel, StopReason::Cancelled);

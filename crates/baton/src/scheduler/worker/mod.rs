@@ -12,7 +12,7 @@ mod completion;
 mod heartbeat;
 mod run;
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -49,7 +49,7 @@ pub(crate) struct Worker {
     store: Arc<dyn JobStore>,
     node: HolderId,
     config: SchedulerConfig,
-    jobs: HashMap<JobName, Job>,
+    jobs: BTreeMap<JobName, Job>,
     /// The executions this node runs, by id.
     claims: Claims<i64, Running>,
     /// One permit per handler this node runs; it is returned once the handler's outcome is

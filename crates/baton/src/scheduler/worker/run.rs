@@ -89,11 +89,12 @@ impl Worker {
         };
         if let Some(start_at) = start_at {
             tokio::select! {
-                () = sleep_until(start_at) => {}
+                biased;
                 () = stop.cancelled() => {
                     let (status, detail) = self.stop_outcome(execution, claim)?;
                     return Some(Outcome { status, detail, output: None });
                 }
+                () = sleep_until(start_at) => {}
             }
         }
         let timeout = job.definition.policy.timeout;
