@@ -15,6 +15,9 @@ pub(crate) enum Bug {
     /// A step-down that sends the release first and ends the term when the answer comes, so
     /// the holder keeps acting while a successor already holds the lease.
     ActAfterRelease,
+    /// A partition claim whose answer was lost retried like any failed call, leaving what the
+    /// store granted claimed by a live node that never runs it.
+    KeepLostClaim,
     /// The simulation's fenced resource accepting every write, whatever its token.
     #[cfg(test)]
     NoFence,

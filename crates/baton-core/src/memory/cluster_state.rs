@@ -1,7 +1,7 @@
 //! The records of the in-memory `ClusterStore` and the helpers its operations share: node,
 //! batch and partition tables numbered from 1, the change history, and the token counter.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 use crate::cluster::{
@@ -18,7 +18,7 @@ use crate::time::StoreTime;
 #[derive(Default)]
 pub(super) struct ClusterRecords {
     pub(super) nodes: Vec<Node>,
-    node_index: HashMap<NodeId, usize>,
+    node_index: BTreeMap<NodeId, usize>,
     pub(super) changes: Vec<NodeChange>,
     pub(super) batches: Vec<BatchJob>,
     /// The indexes of each batch's partitions, by batch index: a batch's partitions are

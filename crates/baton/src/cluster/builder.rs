@@ -1,6 +1,6 @@
 //! Collecting a node's configuration and jobs, and starting it.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use baton_core::cluster::ClusterStore;
@@ -91,7 +91,7 @@ impl ClusterBuilder {
 
 /// The jobs by name; a name given twice, or stealing in a free-for-all job, is refused.
 fn index(jobs: Vec<PartitionedJob>) -> Result<Jobs> {
-    let mut indexed = HashMap::with_capacity(jobs.len());
+    let mut indexed = BTreeMap::new();
     for job in jobs {
         if job.stealing && job.strategy == Strategy::FreeForAll {
             return Err(Error::invalid_input(format!(

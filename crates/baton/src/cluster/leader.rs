@@ -34,6 +34,7 @@ impl Leader {
     pub(crate) async fn lead(self, campaign: Campaign, stop: CancellationToken) {
         loop {
             let term = tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 term = campaign.leader() => term,
             };
@@ -43,6 +44,7 @@ impl Leader {
             };
             tracing::info!(token = %term.token(), "cluster leader term started");
             tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 () = term.cancelled() => {}
                 () = self.run_term(&term) => {}

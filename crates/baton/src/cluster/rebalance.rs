@@ -3,7 +3,7 @@
 //! [`plan_moves`](baton_core::cluster::plan_moves) decides from the store's record, one
 //! transaction per move.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use baton_core::Result;
 use baton_core::cluster::{
@@ -49,7 +49,7 @@ impl Leader {
                 })
             })
             .await?;
-            let mut held: HashMap<&NodeId, u32> = HashMap::new();
+            let mut held: BTreeMap<&NodeId, u32> = BTreeMap::new();
             for partition in &pending {
                 if let Some(node) = &partition.node {
                     *held.entry(node).or_default() += 1;

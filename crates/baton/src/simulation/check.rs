@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use baton_core::ExecutionStatus;
+use baton_core::cluster::PartitionState;
 
 use super::history::{Event, Grant, Run};
-use super::schedulers;
+use super::{clusters, schedulers};
 
 /// How soon after every fault healed some holder must be acting.
 pub(super) const ACTING_WITHIN: Duration = Duration::from_secs(8);
@@ -17,12 +18,14 @@ pub(super) fn violations(run: &Run) -> Vec<String> {
     let mut found = Vec::new();
     let mut grants = run.terms.clone();
     grants.extend(attempts(run));
+    grants.extend(partition_claims(run));
     tokens_only_grow(run, &mut found);
     no_act_after_a_later_grant(run, &grants, &mut found);
     no_stale_write_taken(run, &mut found);
     someone_acts_after_the_calm(run, &mut found);
     one_success_per_fire(run, &mut found);
     every_fire_accounted_for(run, &mut found);
+    every_partition_completed(run, &mut found);
     found
 }
 
@@ -35,6 +38,19 @@ fn attempts(run: &Run) -> impl Iterator<Item = Grant> + '_ {
             at: execution.started_at?.as_millis(),
             token: execution.token?.get(),
             holder: execution.node.as_ref()?.to_string(),
+        })
+    })
+}
+
+/// The latest claim of each partition, granted when it was claimed (earlier claims of it are
+/// not kept by the store).
+fn partition_claims(run: &Run) -> impl Iterator<Item = Grant> + '_ {
+    run.partitions.iter().filter_map(|partition| {
+        Some(Grant {
+            key: clusters::resource(partition.batch, partition.key.as_str()),
+            at: partition.claimed_at?.as_millis(),
+            token: partition.token?.get(),
+            holder: partition.node.as_ref()?.to_string(),
         })
     })
 }
@@ -86,8 +102,12 @@ fn no_stale_write_taken(run: &Run, found: &mut Vec<String>) {
     }
 }
 
-/// Once every fault healed, some holder acts within [`ACTING_WITHIN`].
+/// Once every fault healed, work that goes on all the time is acting again within
+/// [`ACTING_WITHIN`].
 fn someone_acts_after_the_calm(run: &Run, found: &mut Vec<String>) {
+    if !run.continuous {
+        return;
+    }
     let from = run.calm_from + millis(ACTING_WITHIN);
     if !run.events.iter().any(|event| matches!(event, Event::Acted { at, .. } if *at >= from)) {
         found.push(format!(
@@ -141,6 +161,25 @@ fn every_fire_accounted_for(run: &Run, found: &mut Vec<String>) {
         if instants.last().is_none_or(|last| *last < run.calm_from) {
             found
                 .push(format!("{job}: no record of a fire after the calm at {} ms", run.calm_from));
+        }
+    }
+}
+
+/// Every partition of every batch started until [`ACTING_WITHIN`] before the end (one is
+/// started as the calm begins) is completed by the end: none lost with a node, none failed.
+fn every_partition_completed(run: &Run, found: &mut Vec<String>) {
+    for partition in &run.partitions {
+        if partition.created_at.as_millis() < run.ended_at - millis(ACTING_WITHIN)
+            && partition.state != PartitionState::Completed
+        {
+            found.push(format!(
+                "partition {} of batch {} ended {} ({} attempts, error {:?})",
+                partition.key,
+                partition.batch,
+                partition.state,
+                partition.attempts,
+                partition.error
+            ));
         }
     }
 }

@@ -84,7 +84,11 @@ pub(super) struct Run {
     pub(super) terms: Vec<Grant>,
     /// Every execution record of the jobs, oldest first.
     pub(super) executions: Vec<baton_core::Execution>,
+    /// Every partition of every batch.
+    pub(super) partitions: Vec<baton_core::cluster::Partition>,
     /// The store's clock when the fault schedule stopped and every link healed.
     pub(super) calm_from: i64,
     pub(super) ended_at: i64,
+    /// Whether the work goes on all the time, rather than in batches that end.
+    pub(super) continuous: bool,
 }

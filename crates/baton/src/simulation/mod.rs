@@ -11,6 +11,7 @@
 
 mod check;
 mod clock;
+mod clusters;
 mod dice;
 mod history;
 mod leaders;
@@ -19,6 +20,7 @@ mod net;
 mod schedulers;
 mod world;
 
+use clusters::Member;
 use history::Run;
 use leaders::Leader;
 use schedulers::Worker;
@@ -102,10 +104,16 @@ fn schedulers_keep_their_promises_under_every_seed() {
 }
 
 #[test]
+fn clusters_keep_their_promises_under_every_seed() {
+    every_seed_keeps_its_promises::<Member>("clusters_keep");
+}
+
+#[test]
 fn a_seed_replays_exactly() {
     for seed in seeds().into_iter().take(5) {
         assert_eq!(simulate::<Leader>(seed, None), simulate::<Leader>(seed, None), "seed {seed}");
         assert_eq!(simulate::<Worker>(seed, None), simulate::<Worker>(seed, None), "seed {seed}");
+        assert_eq!(simulate::<Member>(seed, None), simulate::<Member>(seed, None), "seed {seed}");
     }
 }
 
@@ -129,4 +137,10 @@ fn acting_until_the_release_is_answered_is_caught() {
 fn a_resource_without_a_fence_is_caught() {
     caught::<Leader>(Bug::NoFence);
     caught::<Worker>(Bug::NoFence);
+    caught::<Member>(Bug::NoFence);
+}
+
+#[test]
+fn a_lost_claim_left_with_its_node_is_caught() {
+    caught::<Member>(Bug::KeepLostClaim);
 }

@@ -84,18 +84,10 @@ impl Incarnation for Worker {
     }
 }
 
-/// A handler that works in 1 to 80 steps of 10 to 60 ms (up to about 5 s, longer than a claim
-/// outlives its last heartbeat), each after checking its claim.
+/// A handler doing the [work](World::work) of an execution of `job`.
 fn handler(world: Arc<World>, node: NodeRef, job: &'static str) -> impl Handler {
     move |ctx: JobContext| {
         let (world, node) = (world.clone(), node.clone());
-        async move {
-            for _ in 0..world.dice.range(1..80) {
-                tokio::time::sleep(world.dice.millis(10..60)).await;
-                ctx.ensure_valid().map_err(|err| err.to_string())?;
-                world.act(&node, job, ctx.token().get()).await;
-            }
-            Ok::<(), String>(())
-        }
+        async move { world.work(&node, job, ctx.token().get(), || ctx.ensure_valid()).await }
     }
 }

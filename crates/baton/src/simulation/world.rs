@@ -8,10 +8,11 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use baton_core::cluster::{BatchListParams, Partition, PartitionListParams};
 use baton_core::job::ExecutionListParams;
-use baton_core::memory::{MemoryJobStore, MemoryLeaseStore};
+use baton_core::memory::{MemoryClusterStore, MemoryJobStore, MemoryLeaseStore};
 use baton_core::time::Clock;
-use baton_core::{HistoryParams, JobStore, LeaseStore};
+use baton_core::{ClusterStore, HistoryParams, JobStore, LeaseStore};
 use tokio::time::Instant;
 
 use super::clock::VirtualClock;
@@ -26,6 +27,8 @@ const SLOTS: [usize; 3] = [0, 1, 2];
 const FAULTS_FOR: Duration = Duration::from_secs(120);
 /// How long the run goes on after every fault healed.
 const CALM_FOR: Duration = Duration::from_secs(12);
+/// The share of the fault schedule's turns that also start the scenario's occasional work.
+const POKE_SHARE: f64 = 0.15;
 /// How often a fault is aimed at the node that acted last rather than at any node.
 const AIM_AT_THE_ACTING: f64 = 0.6;
 
@@ -35,6 +38,7 @@ pub(super) struct World {
     pub(super) dice: Dice,
     pub(super) leases: Arc<MemoryLeaseStore>,
     pub(super) jobs: Arc<MemoryJobStore>,
+    pub(super) cluster: Arc<MemoryClusterStore>,
     ledger: Ledger,
     recorder: Recorder,
     /// The slot of the node that acted last: the fault schedule aims at it more often.
@@ -49,6 +53,7 @@ impl World {
             dice: Dice::new(seed),
             leases: Arc::new(MemoryLeaseStore::with_clock(Arc::new(clock))),
             jobs: Arc::new(MemoryJobStore::with_clock(Arc::new(clock))),
+            cluster: Arc::new(MemoryClusterStore::with_clock(Arc::new(clock))),
             ledger: Ledger::default(),
             recorder: Recorder::default(),
             acting: Mutex::default(),
@@ -86,6 +91,24 @@ impl World {
         tokio::time::sleep(paused).await;
     }
 
+    /// The work of one claimed execution or partition on `key`: 1 to 80 steps of 10 to 60 ms
+    /// (up to about 5 s, longer than a claim outlives its last confirmed heartbeat), each an
+    /// [`act`](Self::act) once `check` confirmed the claim; fails with why it stopped.
+    pub(super) async fn work(
+        self: &Arc<Self>,
+        node: &NodeRef,
+        key: &str,
+        token: u64,
+        check: impl Fn() -> baton_core::Result<()>,
+    ) -> Result<(), String> {
+        for _ in 0..self.dice.range(1..80) {
+            tokio::time::sleep(self.dice.millis(10..60)).await;
+            check().map_err(|err| err.to_string())?;
+            self.act(node, key, token).await;
+        }
+        Ok(())
+    }
+
     fn write(&self, node: &str, key: &str, token: u64) {
         let accepted = self.ledger.write(key, token);
         let (at, node, key) = (self.now(), node.into(), key.into());
@@ -106,8 +129,15 @@ pub(super) struct NodeRef {
 
 /// The work of one incarnation of a node in a scenario.
 pub(super) trait Incarnation: Sized {
+    /// Whether the scenario's work goes on all the time (a leader's, a scheduler's), so that
+    /// something must be acting at any time after the calm, rather than in batches that end.
+    const CONTINUOUS: bool = true;
+
     /// Starts the work of `node` over the world's stores seen through `link`.
     fn start(world: &Arc<World>, node: NodeRef, link: &Link) -> impl Future<Output = Self>;
+
+    /// Starts the scenario's occasional work from this node (a batch), without waiting.
+    fn poke(&self) {}
 
     /// Asks the node to step down from what it leads, without waiting.
     fn step_down(&self);
@@ -167,6 +197,9 @@ pub(super) async fn run<I: Incarnation>(seed: u64) -> Run {
     for node in &mut nodes {
         node.start(&world).await;
     }
+    if let Some((_, first)) = &nodes[0].running {
+        first.poke();
+    }
     while world.clock.elapsed() < FAULTS_FOR {
         tokio::time::sleep(world.dice.millis(500..4_000)).await;
         for node in &mut nodes {
@@ -180,6 +213,11 @@ pub(super) async fn run<I: Incarnation>(seed: u64) -> Run {
             Some(slot) if world.dice.chance(AIM_AT_THE_ACTING) => slot,
             _ => world.dice.pick(&SLOTS),
         };
+        if world.dice.chance(POKE_SHARE)
+            && let Some((_, incarnation)) = &nodes[world.dice.pick(&SLOTS)].running
+        {
+            incarnation.poke();
+        }
         inject(&world, &mut nodes[slot]);
     }
     let calm_from = world.now();
@@ -188,6 +226,9 @@ pub(super) async fn run<I: Incarnation>(seed: u64) -> Run {
             Some((link, _)) => link.heal(),
             None => node.start(&world).await,
         }
+    }
+    if let Some((_, first)) = &nodes[0].running {
+        first.poke();
     }
     tokio::time::sleep(CALM_FOR).await;
     let ended_at = world.now();
@@ -200,8 +241,10 @@ pub(super) async fn run<I: Incarnation>(seed: u64) -> Run {
         events: world.recorder.events(),
         terms: terms(&*world.leases).await,
         executions: executions(&*world.jobs).await,
+        partitions: partitions(&*world.cluster).await,
         calm_from,
         ended_at,
+        continuous: I::CONTINUOUS,
     }
 }
 
@@ -248,4 +291,17 @@ async fn terms(leases: &dyn LeaseStore) -> Vec<Grant> {
 async fn executions(jobs: &dyn JobStore) -> Vec<baton_core::Execution> {
     let params = ExecutionListParams { limit: 1000, ..Default::default() };
     baton_core::job::all_executions(jobs, params).await.expect("the memory store's executions")
+}
+
+/// Every partition of every batch.
+async fn partitions(cluster: &dyn ClusterStore) -> Vec<Partition> {
+    let params = BatchListParams { limit: 1000, ..Default::default() };
+    let batches = cluster.batch_list(params).await.expect("the memory store's batches");
+    let mut partitions = Vec::new();
+    for batch in batches.items {
+        let params = PartitionListParams { limit: 1000, ..PartitionListParams::new(batch.id) };
+        let page = cluster.partition_list(params).await.expect("the memory store's partitions");
+        partitions.extend(page.items);
+    }
+    partitions
 }

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Worker;
 use super::pending::PendingFeed;
+use crate::planted::{Bug, planted};
 
 impl Worker {
     /// Claims and starts partitions until `stop` fires.
@@ -25,15 +26,18 @@ impl Worker {
         let mut pending = PendingFeed::default();
         loop {
             tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 free = count.wait_for(|running| *running < max) => if free.is_err() { return },
             }
             // Subscribed before the claim, so that nothing made pending after it is missed.
             tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 () = pending.subscribe(&*self.store) => {}
             }
             let claimed = tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 claimed = self.claim_once() => claimed,
             };
@@ -41,9 +45,14 @@ impl Worker {
                 // It took all it asked for: more may be pending.
                 Ok(true) => continue,
                 Ok(false) => {}
+                Err(err) if err.kind().outcome_unknown() && !planted(Bug::KeepLostClaim) => {
+                    tracing::warn!(%err, "a claim's outcome is unknown; giving up the incarnation");
+                    self.claim_unknown.notify_one();
+                }
                 Err(err) => tracing::warn!(%err, "claiming partitions failed, retrying"),
             }
             tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 () = sleep(self.config.heartbeat_interval) => {}
                 () = self.nudge.notified() => {}

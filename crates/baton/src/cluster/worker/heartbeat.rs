@@ -17,18 +17,23 @@ impl Worker {
     /// stopped; the incarnation is given up (every partition stopped, then a new registration)
     /// when the store fences it, when no heartbeat was confirmed within the deadline, or when
     /// the process stalled, so that the node stops before its partitions can move elsewhere
-    /// (I3).
+    /// (I3); and when a claim's answer was lost, so that partitions the store gave it without
+    /// its knowing go back to the store instead of staying claimed by a live node for good.
     pub(crate) async fn heartbeat_loop(self: Arc<Self>, stop: CancellationToken) {
         let mut next = Instant::now() + self.config.heartbeat_interval;
         loop {
             let deadline = self.deadline(&self.local());
-            let stalled = tokio::select! {
+            let given_up = tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
-                () = sleep_until(next.min(deadline)) => false,
-                () = self.stalled.notified() => true,
+                () = self.stalled.notified() => Some("the process stalled"),
+                () = self.claim_unknown.notified() => {
+                    Some("a claim's answer was lost: what it may have claimed goes back to the store")
+                }
+                () = sleep_until(next.min(deadline)) => None,
             };
-            if stalled {
-                self.reincarnate(&stop, "the process stalled").await;
+            if let Some(why) = given_up {
+                self.reincarnate(&stop, why).await;
             } else if Instant::now() >= deadline {
                 self.reincarnate(&stop, "no heartbeat was confirmed within the deadline").await;
             } else {

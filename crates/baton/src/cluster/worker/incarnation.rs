@@ -39,6 +39,7 @@ impl Worker {
             handlers: TaskTracker::new(),
             nudge: Notify::new(),
             stalled: Notify::new(),
+            claim_unknown: Notify::new(),
         })
     }
 
@@ -58,12 +59,14 @@ impl Worker {
             "giving up this incarnation: stopping its partitions, then registering again");
         let mut count = self.count.subscribe();
         tokio::select! {
+            biased;
             () = stop.cancelled() => return,
             _ = count.wait_for(|running| *running == 0) => {}
         }
         loop {
             let sent = Instant::now();
             let registered = tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 registered = self.store.node_register(self.config.registration()) => registered,
             };
@@ -78,6 +81,7 @@ impl Worker {
                 Err(err) => tracing::warn!(%err, "registering again failed, retrying"),
             }
             tokio::select! {
+                biased;
                 () = stop.cancelled() => return,
                 () = sleep(self.config.heartbeat_interval) => {}
             }

@@ -11,7 +11,7 @@ mod incarnation;
 mod pending;
 mod run;
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use baton_core::cluster::{ClusterStore, NodeId, partition_lost};
@@ -26,7 +26,7 @@ use super::{ClusterConfig, PartitionedJob};
 use crate::claim::{Claims, Ending};
 
 /// The partitioned jobs a node runs, by name.
-pub(crate) type Jobs = HashMap<JobName, PartitionedJob>;
+pub(crate) type Jobs = BTreeMap<JobName, PartitionedJob>;
 
 /// What the worker keeps beside the claim of a partition it runs, from its claim until its
 /// outcome is recorded. A partition whose claim ended (lost, fenced, past its deadline,
@@ -64,13 +64,16 @@ pub(crate) struct Worker {
     /// How many partitions run; claims wait on it for a free slot, fencing for none.
     count: watch::Sender<usize>,
     /// The job of each batch seen, so that a claimed partition finds its handler.
-    batches: Mutex<HashMap<i64, JobName>>,
+    batches: Mutex<BTreeMap<i64, JobName>>,
     handlers: TaskTracker,
     /// Signalled when this node created a batch, so that its claim loop looks at once rather
     /// than at the next heartbeat interval.
     nudge: Notify,
     /// Signalled when the process stalled: the incarnation is given up.
     stalled: Notify,
+    /// Signalled when a claim's outcome is unknown: the store may have given this
+    /// incarnation partitions it does not know of, which only a new incarnation hands back.
+    claim_unknown: Notify,
 }
 
 impl Worker {
@@ -83,7 +86,7 @@ impl Worker {
         self.nudge.notify_one();
     }
 
-    fn batches(&self) -> MutexGuard<'_, HashMap<i64, JobName>> {
+    fn batches(&self) -> MutexGuard<'_, BTreeMap<i64, JobName>> {
         self.batches.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -128,6 +131,7 @@ impl Worker {
             }
         };
         tokio::select! {
+            biased;
             () = stop.cancelled() => {}
             () = self.partitions.enforce(on_end) => {}
         }

@@ -78,6 +78,7 @@ impl Worker {
         // Panic-isolated, so that a panic fails the partition instead of losing it.
         let mut handler = claim::isolated(&self.handlers, job.handler.run(ctx));
         let returned = tokio::select! {
+            biased;
             joined = handler.join() => Some(joined),
             () = cancel.cancelled() => None,
         };
@@ -124,6 +125,7 @@ impl Worker {
                 }
             }
             tokio::select! {
+                biased;
                 () = cancel.cancelled() => return None,
                 () = sleep(self.config.heartbeat_interval) => {}
             }
@@ -170,6 +172,7 @@ impl Worker {
                 }
             }
             tokio::select! {
+                biased;
                 () = cancel.cancelled() => return,
                 () = sleep(self.config.heartbeat_interval) => {}
             }
