@@ -1,8 +1,9 @@
 //! One simulated run: three nodes over the in-memory stores, each through a link of its own,
-//! doing the work of a [`Scenario`] while a schedule drawn from the seed cuts, slows, degrades
-//! and flaps links and loses their answers, pauses the work between its check and its write,
-//! crashes and restarts nodes and asks them to step down. Then every fault heals and the run
-//! goes on calmly for a while, and the store's records are read for the checks.
+//! doing the work of a scenario (its [`Incarnation`]) while a schedule drawn from the seed
+//! cuts, slows, degrades and flaps links and loses their answers, pauses the work between its
+//! check and its write, crashes and restarts nodes and asks them to step down. Then every fault
+//! heals and the run goes on calmly for a while, and the stores' records are read for the
+//! checks.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
