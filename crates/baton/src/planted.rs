@@ -1,6 +1,8 @@
 //! Bugs planted on purpose, for the crate's deterministic simulation to show that it catches
-//! them. Each is the mistake of the same name in `baton-core/model/lease.pml`, which spin must
-//! catch as well. Outside the crate's own tests no bug can be planted and [`planted`] is false.
+//! them. The lease's are the mistakes of the same names in `baton-core/model/lease.pml`, which
+//! spin must catch as well; [`Bug::KeepLostClaim`] is the cluster's, which the simulation found
+//! before it was fixed. Outside the crate's own tests no bug can be planted and [`planted`] is
+//! false.
 
 /// A deliberate mistake the runtime can be switched to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
