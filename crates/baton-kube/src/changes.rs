@@ -1,6 +1,6 @@
 //! Releases as they happen: one watch on the namespace's baton Leases per store, shared by its
 //! subscribers, reporting each Lease whose holder identity was cleared or that was deleted, and
-//! recording each version it reports as seen (see [`crate::observe`]).
+//! recording each version it reports as seen (see [`baton_core::lease::Sightings`]).
 //!
 //! The watch starts from the `resourceVersion` of a list read before the first subscription
 //! returns, so no release after it is missed; a watch that ends is started again from the last
@@ -18,8 +18,8 @@ use kube::api::{WatchEvent, WatchParams};
 use tokio::sync::broadcast;
 
 use crate::client::Kube;
-use crate::observe::Sightings;
 use crate::record::MANAGED_BY;
+use baton_core::lease::Sightings;
 
 /// Releases buffered per subscriber before the slowest loses some.
 const CAPACITY: usize = 1024;

@@ -5,7 +5,6 @@ mod changes;
 mod client;
 mod events;
 mod names;
-mod observe;
 mod reads;
 mod record;
 mod store;

@@ -16,11 +16,11 @@ use crate::changes::Feed;
 use crate::client::{Failure, Kube};
 use crate::events::Reported;
 use crate::names::TOKENS_OBJECT;
-use crate::observe::Sightings;
 use crate::terms::Terms;
 use crate::tokens::Tokens;
 use crate::url::{self, Target};
 use crate::{acquire, reads, record, term};
+use baton_core::lease::Sightings;
 
 /// Leases kept as `coordination.k8s.io/v1` Lease objects of one namespace, written as
 /// client-go writes them, with a fencing token in an annotation raised from a counter that

@@ -3,6 +3,7 @@
 mod history;
 mod name;
 mod record;
+mod sightings;
 mod store;
 mod token;
 pub mod transition;
@@ -10,6 +11,7 @@ pub mod transition;
 pub use history::{ChangeReason, HistoryParams, LeaderChange};
 pub use name::{HolderId, LeaseName, MAX_NAME_BYTES};
 pub use record::{Lease, ReleaseKind};
+pub use sightings::Sightings;
 pub use store::{
     AcquireOutcome, AcquireParams, Capabilities, ForceReleaseParams, LeaseChanges, LeaseStore,
     ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams,

@@ -1,13 +1,14 @@
-//! Expiry without a server clock: the API server never expires a Lease, so a contender judges
-//! a lease expired when its record has stayed unchanged for the lease's duration on the
-//! contender's own monotonic clock, counted from when it first saw that version (client-go's
-//! rule, stricter: any write restarts the count, not only a change of the record's fields). A
-//! holder renews before its own deadline, which runs from before the write that the contender
-//! saw, so the holder stops first whatever the two clocks' wall times say.
+//! Expiry without a server clock, for stores that never expire a record themselves (the
+//! Kubernetes Lease API, DynamoDB): a contender judges a lease expired when its record has stayed
+//! unchanged for the lease's duration on the contender's own monotonic clock, counted from when
+//! it first saw that version (client-go's rule, stricter: any write restarts the count, not only
+//! a change of the record's fields). A holder renews before its own deadline, which runs from
+//! before the write that the contender saw, so the holder stops first whatever the two clocks'
+//! wall times say.
 //!
-//! A version is seen when a read returns it or when the store's watch reports it, whichever
-//! comes first: a contender that waits for the holder's expiry rather than polling still counts
-//! from the holder's last renewal, so it takes over one duration after that renewal.
+//! A version is seen when a read returns it or when the store's change feed reports it,
+//! whichever comes first: a contender that waits for the holder's expiry rather than polling
+//! still counts from the holder's last renewal, so it takes over one duration after that renewal.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -19,9 +20,10 @@ use tokio::time::Instant;
 /// delays a takeover).
 const MAX_REMEMBERED: usize = 4096;
 
-/// When this process first saw each lease's current version.
+/// When this process first saw each lease's current version: the clock by which a store without
+/// server-side expiry judges a record expired.
 #[derive(Default)]
-pub(crate) struct Sightings {
+pub struct Sightings {
     seen: Mutex<HashMap<String, (String, Instant)>>,
 }
 
@@ -30,13 +32,13 @@ impl Sightings {
         self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Records a sighting of `name` at `version` reported by the watch.
-    pub(crate) fn saw(&self, name: &str, version: &str) {
+    /// Records a sighting of `name` at `version` reported by a change feed (a watch).
+    pub fn saw(&self, name: &str, version: &str) {
         self.unchanged_for(name, version);
     }
 
     /// How long `name` has been seen at `version` without a change: zero at its first sighting.
-    pub(crate) fn unchanged_for(&self, name: &str, version: &str) -> Duration {
+    pub fn unchanged_for(&self, name: &str, version: &str) -> Duration {
         let now = Instant::now();
         let mut seen = self.lock();
         if let Some((known, since)) = seen.get(name)
