@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::faults::{MEASUREMENT_ALLOWANCE, PATIENCE, RETRY_WITH_JITTER, Setup, TTL};
+use crate::faults::{PATIENCE, Setup};
 use crate::holder::HolderProcess;
 
 /// What a scenario measured.
@@ -36,14 +36,14 @@ pub async fn leader_killed_while_a_lease_is_held(
         (event, _) = b.expect("WROTE", PATIENCE) => (false, event),
     };
     let restored = wrote.at.duration_since(killed);
-    let bound = TTL + RETRY_WITH_JITTER + election + MEASUREMENT_ALLOWANCE;
+    let bound = setup.takeover_bound() + election;
     assert!(restored <= bound, "writes resumed {restored:?} after the kill, bound {bound:?}");
     let (holder, other) = if a_writes { (&mut a, &mut b) } else { (&mut b, &mut a) };
     holder.kill9().await;
     let killed = Instant::now();
     let (taken, _) = other.expect("ACQUIRED", PATIENCE).await;
     let failover = taken.at.duration_since(killed);
-    let bound = TTL + RETRY_WITH_JITTER + MEASUREMENT_ALLOWANCE;
+    let bound = setup.takeover_bound();
     assert!(failover <= bound, "the takeover took {failover:?}, bound {bound:?}");
     other.expect("WROTE", PATIENCE).await;
     check_tokens(&[&a, &b]);
@@ -62,12 +62,12 @@ pub async fn leader_killed_while_a_lease_is_acquired(
     let (mut a, mut b) = writer_and_contender(setup).await;
     a.kill9().await;
     // Not a wait for a result: this places the fault where the acquisition happens.
-    tokio::time::sleep(TTL - Duration::from_millis(300)).await;
+    tokio::time::sleep(setup.ttl - Duration::from_millis(300)).await;
     let killed = Instant::now();
     let election = kill_leader();
     let (taken, _) = b.expect("ACQUIRED", PATIENCE).await;
     let restored = taken.at.duration_since(killed);
-    let bound = TTL + RETRY_WITH_JITTER + election + MEASUREMENT_ALLOWANCE;
+    let bound = setup.takeover_bound() + election;
     assert!(restored <= bound, "b took over {restored:?} after the kill, bound {bound:?}");
     b.expect("WROTE", PATIENCE).await;
     check_tokens(&[&a, &b]);

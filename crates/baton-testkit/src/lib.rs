@@ -14,6 +14,7 @@ pub mod item_ledger;
 pub mod job_ledger;
 pub mod leader_faults;
 pub mod ledger;
+pub mod matrix;
 pub mod node;
 pub mod proxy;
 pub mod scheduler_faults;

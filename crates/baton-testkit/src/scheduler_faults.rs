@@ -16,7 +16,7 @@ use baton::core::job::{ExecutionListParams, all_executions, all_jobs, audit};
 use baton::core::{Execution, ExecutionStatus, Job, JobStore, Trigger};
 use baton::{ChangeReason, HistoryParams, Lease, LeaseName, LeaseStore, StoreTime};
 
-use crate::faults::{MEASUREMENT_ALLOWANCE, PATIENCE, RETRY_WITH_JITTER};
+use crate::faults::{MEASUREMENT_ALLOWANCE, PATIENCE, retry_with_jitter};
 use crate::job_ledger::{JobLedger, LedgerReport};
 use crate::node::{self, NodeProcess, Run, SLOW, TICK};
 
@@ -407,7 +407,7 @@ fn node_of(execution: &Execution) -> String {
 /// How long the fail-over of a killed or paused leader may take: its lease's TTL, the
 /// contenders' retry period, and the allowance for a busy machine.
 pub fn failover_bound() -> Duration {
-    node::TTL + RETRY_WITH_JITTER + MEASUREMENT_ALLOWANCE
+    node::TTL + retry_with_jitter(node::TTL) + MEASUREMENT_ALLOWANCE
 }
 
 /// `kill -9` of the scheduler leader among three nodes: another node takes over within

@@ -1,13 +1,13 @@
-//! Fault tests on throwaway etcd members, with holders as separate processes taking their
-//! leases from etcd (directly or through the fault proxy) and writing to a fenced ledger in a
-//! SQLite file beside it; and on a cluster of three whose leader is killed.
+//! etcd's row of the lease fault matrix on throwaway members, with holders as separate processes
+//! taking their leases from etcd (directly or through the fault proxy) and writing to a fenced
+//! ledger in a SQLite file beside it; and a cluster of three whose leader is killed.
 
 use std::time::{Duration, Instant};
 
 use baton_testkit::faults::{self, Setup};
 use baton_testkit::leader_faults::{self, LeaderFault};
-use baton_testkit::proxy::FaultProxy;
-use baton_testkit::servers::{EtcdCluster, EtcdServer};
+use baton_testkit::matrix::Store;
+use baton_testkit::servers::EtcdCluster;
 use tempfile::TempDir;
 
 fn setup(url: String, dir: &TempDir) -> Setup {
@@ -16,40 +16,8 @@ fn setup(url: String, dir: &TempDir) -> Setup {
         url,
         ledger: format!("sqlite://{}", dir.path().join("ledger.db").display()),
         lease: "ledger-writer".to_string(),
+        ttl: faults::TTL,
     }
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn kill9_of_the_holder() {
-    let (server, dir) = (EtcdServer::start(), tempfile::tempdir().unwrap());
-    let failover =
-        faults::killed_holder_is_replaced_within_ttl_and_retry(&setup(server.url(), &dir)).await;
-    eprintln!("etcd: a killed holder was replaced after {failover:?}");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn blackhole_between_the_holder_and_etcd() {
-    let (server, dir) = (EtcdServer::start(), tempfile::tempdir().unwrap());
-    let proxy = FaultProxy::start(([127, 0, 0, 1], server.port()).into()).await.unwrap();
-    let proxied = format!("etcd://127.0.0.1:{}", proxy.addr().port());
-    faults::cut_holder_steps_down_and_is_fenced(&setup(server.url(), &dir), &proxy, &proxied).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sigstop_past_the_ttl_then_sigcont() {
-    let (server, dir) = (EtcdServer::start(), tempfile::tempdir().unwrap());
-    faults::paused_holder_notices_its_loss_and_is_fenced(&setup(server.url(), &dir)).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn etcd_restart() {
-    let (server, dir) = (EtcdServer::start(), tempfile::tempdir().unwrap());
-    faults::store_restart_never_reissues_a_token(
-        &setup(server.url(), &dir),
-        || server.process().kill(),
-        || server.process().restart(),
-    )
-    .await;
 }
 
 /// Kills the cluster's leader; answers how long the two others took to elect a new one.
@@ -89,3 +57,12 @@ async fn cluster_leader_killed_while_a_lease_is_acquired() {
         .await;
     report("while a lease is being acquired", fault);
 }
+
+baton_testkit::fault_row!(Store::Etcd;
+    kill9_of_the_holder => Kill9,
+    sigstop_past_the_ttl_then_sigcont => PausePastTtl,
+    sigstop_from_outside_at_random_instants => RandomPauses,
+    blackhole_between_the_holder_and_the_store => Cut,
+    store_crash_and_restart => Restart,
+    store_frozen_past_the_ttl => Stall,
+);

@@ -1,82 +1,36 @@
-//! Fault tests on throwaway Redis servers, with holders as separate processes taking their
-//! leases from Redis (directly or through the fault proxy) and writing to a fenced ledger in a
-//! SQLite file beside it.
+//! Redis's row of the lease fault matrix on throwaway servers, with holders as separate
+//! processes taking their leases from Redis (directly or through the fault proxy) and writing
+//! to a fenced ledger in a SQLite file beside it; and a restart that keeps the dataset in an
+//! append-only file (the row's restart loses it).
 
-use baton_testkit::faults::{self, STALL, Setup};
-use baton_testkit::proxy::FaultProxy;
+use baton_testkit::faults::{self, Setup};
+use baton_testkit::matrix::Store;
 use baton_testkit::servers::{RedisConfig, RedisServer};
-use tempfile::TempDir;
 
-fn setup(server: &RedisServer, dir: &TempDir) -> Setup {
-    Setup {
+baton_testkit::fault_row!(Store::Redis;
+    kill9_of_the_holder => Kill9,
+    sigstop_past_the_ttl_then_sigcont => PausePastTtl,
+    sigstop_from_outside_at_random_instants => RandomPauses,
+    blackhole_between_the_holder_and_the_store => Cut,
+    store_crash_and_restart => Restart,
+    store_frozen_past_the_ttl => Stall,
+);
+
+#[tokio::test(flavor = "multi_thread")]
+async fn redis_restart_with_an_append_only_file() {
+    let server = RedisServer::start_with(RedisConfig { append_only: true, ..Default::default() });
+    let dir = tempfile::tempdir().unwrap();
+    let setup = Setup {
         binary: env!("CARGO_BIN_EXE_baton-test-holder").to_string(),
         url: server.url(),
         ledger: format!("sqlite://{}", dir.path().join("ledger.db").display()),
         lease: "ledger-writer".to_string(),
-    }
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn kill9_of_the_holder() {
-    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
-    faults::killed_holder_is_replaced_within_ttl_and_retry(&setup(&server, &dir)).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn blackhole_between_the_holder_and_redis() {
-    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
-    let proxy = FaultProxy::start(([127, 0, 0, 1], server.port()).into()).await.unwrap();
-    let proxied = server
-        .url()
-        .replace(&format!(":{}/", server.port()), &format!(":{}/", proxy.addr().port()));
-    assert_ne!(proxied, server.url());
-    faults::cut_holder_steps_down_and_is_fenced(&setup(&server, &dir), &proxy, &proxied).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sigstop_past_the_ttl_then_sigcont() {
-    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
-    faults::paused_holder_notices_its_loss_and_is_fenced(&setup(&server, &dir)).await;
-}
-
-/// Kills the server while holders run, keeps it down until the holder stepped down, and
-/// starts it again with what `config` keeps.
-async fn restart_never_reissues_a_token(config: RedisConfig) {
-    let (server, dir) = (RedisServer::start_with(config), tempfile::tempdir().unwrap());
+        ttl: faults::TTL,
+    };
     faults::store_restart_never_reissues_a_token(
-        &setup(&server, &dir),
+        &setup,
         || server.process().kill(),
         || server.process().restart(),
     )
     .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn redis_restart_with_an_empty_dataset() {
-    restart_never_reissues_a_token(RedisConfig::default()).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn redis_restart_with_an_append_only_file() {
-    restart_never_reissues_a_token(RedisConfig { append_only: true, ..RedisConfig::default() })
-        .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn a_server_busy_past_the_ttl() {
-    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
-    let mut sleeper = None;
-    faults::stalled_store_lets_no_stale_write_land(&setup(&server, &dir), || {
-        sleeper = Some(server.debug_sleep(STALL));
-    })
-    .await;
-    sleeper.expect("the stall").join().unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sigstop_from_outside_at_random_instants() {
-    let (server, dir) = (RedisServer::start(), tempfile::tempdir().unwrap());
-    let (report, changes) =
-        faults::random_pauses_let_no_stale_or_late_write_land(&setup(&server, &dir), 12).await;
-    eprintln!("redis, 12 random pauses: {changes} leader changes, {report:?}");
 }

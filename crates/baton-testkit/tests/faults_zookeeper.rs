@@ -1,15 +1,15 @@
-//! Fault tests on throwaway ZooKeeper servers, with holders as separate processes taking their
-//! leases from ZooKeeper (directly or through the fault proxy) and writing to a fenced ledger in
-//! a SQLite file beside it: on one standalone server shared by this test process, on a server of
-//! their own for a restart, and on three-member ensembles whose leader is killed.
+//! ZooKeeper's row of the lease fault matrix on throwaway servers, with holders as separate
+//! processes taking their leases from ZooKeeper (directly or through the fault proxy) and
+//! writing to a fenced ledger in a SQLite file beside it; and three-member ensembles whose
+//! leader is killed.
 
 use std::time::{Duration, Instant};
 
 use baton_core::{HistoryParams, LeaseName, LeaseStore};
 use baton_testkit::conformance::unique_name;
-use baton_testkit::faults::{self, MEASUREMENT_ALLOWANCE, PATIENCE, RETRY_WITH_JITTER, Setup, TTL};
-use baton_testkit::proxy::FaultProxy;
-use baton_testkit::servers::{ZookeeperEnsemble, ZookeeperServer};
+use baton_testkit::faults::{self, PATIENCE, Setup};
+use baton_testkit::matrix::Store;
+use baton_testkit::servers::ZookeeperEnsemble;
 use baton_zookeeper::ZkLeaseStore;
 use tempfile::TempDir;
 
@@ -20,44 +20,8 @@ fn setup(url: &str, dir: &TempDir) -> Setup {
         url: url.to_string(),
         ledger: format!("sqlite://{}", dir.path().join("ledger.db").display()),
         lease: unique_name("ledger-writer").to_string(),
+        ttl: faults::TTL,
     }
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn kill9_of_the_holder() {
-    let dir = tempfile::tempdir().unwrap();
-    let setup = setup(&ZookeeperServer::shared().url(), &dir);
-    faults::killed_holder_is_replaced_within_ttl_and_retry(&setup).await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn blackhole_between_the_holder_and_zookeeper() {
-    let (server, dir) = (ZookeeperServer::shared(), tempfile::tempdir().unwrap());
-    let proxy = FaultProxy::start(([127, 0, 0, 1], server.port()).into()).await.unwrap();
-    let proxied = format!("zk://127.0.0.1:{}", proxy.addr().port());
-    faults::cut_holder_steps_down_and_is_fenced(&setup(&server.url(), &dir), &proxy, &proxied)
-        .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sigstop_past_the_ttl_then_sigcont() {
-    let dir = tempfile::tempdir().unwrap();
-    faults::paused_holder_notices_its_loss_and_is_fenced(&setup(
-        &ZookeeperServer::shared().url(),
-        &dir,
-    ))
-    .await;
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn zookeeper_restart() {
-    let (server, dir) = (ZookeeperServer::start(), tempfile::tempdir().unwrap());
-    faults::store_restart_never_reissues_a_token(
-        &setup(&server.url(), &dir),
-        || server.process().kill(),
-        || server.process().restart(),
-    )
-    .await;
 }
 
 /// The tokens of every leader change of `lease`, which must strictly rise: none issued twice.
@@ -97,7 +61,7 @@ async fn ensemble_leader_and_holder_killed_while_the_lease_is_held() {
     let (next, _) = b.expect("ACQUIRED", PATIENCE).await;
     let failover = killed.elapsed();
     eprintln!("zookeeper ensemble: election {election:?}, new holder after {failover:?}");
-    let bound = TTL + RETRY_WITH_JITTER + election + MEASUREMENT_ALLOWANCE;
+    let bound = setup.takeover_bound() + election;
     assert!(failover <= bound, "failover took {failover:?}, more than {bound:?}");
     assert!(next.token() > first.token(), "tokens must rise: {first:?} then {next:?}");
     b.expect("WROTE", PATIENCE).await;
@@ -121,8 +85,17 @@ async fn ensemble_leader_killed_while_the_lease_is_being_acquired() {
         (event, _) = b.expect("ACQUIRED", PATIENCE) => event,
     };
     eprintln!("zookeeper ensemble: election {election:?}, first grant {:?}", first.token());
-    let bound = TTL + RETRY_WITH_JITTER + election + MEASUREMENT_ALLOWANCE;
+    let bound = setup.takeover_bound() + election;
     assert!(first.at.duration_since(started) <= bound, "no grant within {bound:?}");
     setup.check_ledger().await;
     assert_tokens_rise(&ensemble.url(), &setup.lease).await;
 }
+
+baton_testkit::fault_row!(Store::Zookeeper;
+    kill9_of_the_holder => Kill9,
+    sigstop_past_the_ttl_then_sigcont => PausePastTtl,
+    sigstop_from_outside_at_random_instants => RandomPauses,
+    blackhole_between_the_holder_and_the_store => Cut,
+    store_crash_and_restart => Restart,
+    store_frozen_past_the_ttl => Stall,
+);

@@ -137,27 +137,6 @@ impl RedisServer {
         self.process.port()
     }
 
-    /// Makes the server itself busy for `length` with `DEBUG SLEEP`, as a slow command or a
-    /// stalled disk would: it answers nothing meanwhile, then runs what queued up, each command
-    /// on its clock of then. Returns once the command is sent; the thread ends with the sleep.
-    pub fn debug_sleep(&self, length: Duration) -> std::thread::JoinHandle<()> {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port()));
-        let mut stream = TcpStream::connect(addr).expect("connecting for DEBUG SLEEP");
-        let mut request = Vec::new();
-        if let Some(password) = &self.config.password {
-            let auth = format!("*2\r\n$4\r\nAUTH\r\n${}\r\n{password}\r\n", password.len());
-            request.extend_from_slice(auth.as_bytes());
-        }
-        request
-            .extend_from_slice(format!("DEBUG SLEEP {:.3}\r\n", length.as_secs_f64()).as_bytes());
-        stream.write_all(&request).expect("sending DEBUG SLEEP");
-        std::thread::spawn(move || {
-            let mut answer = [0u8; 256];
-            let _ = stream.set_read_timeout(Some(length + Duration::from_secs(30)));
-            let _ = stream.read(&mut answer);
-        })
-    }
-
     /// The server process: kill, pause, resume or restart it there. Restarted, it reloads its
     /// append-only file if it keeps one, and starts empty otherwise.
     pub fn process(&self) -> &ServerProcess {

@@ -1,0 +1,112 @@
+//! Runs the lease fault matrix: every store under every fault, round after round, each cell on
+//! a throwaway instance, and prints each cell as it ends and the table at the end.
+//!
+//! Usage: `baton-fault-matrix [--stores NAME,…] [--faults NAME,…] [--rounds N] [--json FILE]`.
+//! Stores: sqlite, postgres, mariadb, redis, etcd, zookeeper, kubernetes (all by default).
+//! Faults: kill9, pause, random-pauses, cut, restart, stall (all by default). It exits with 1
+//! if any cell failed; a failed cell prints its first line (a random cell also its seed, on
+//! stderr, before it).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use baton_testkit::matrix::{self, Fault, Store, Verdict};
+
+struct Plan {
+    stores: Vec<Store>,
+    faults: Vec<Fault>,
+    rounds: usize,
+    json: Option<PathBuf>,
+}
+
+fn plan() -> anyhow::Result<Plan> {
+    let mut plan =
+        Plan { stores: Store::ALL.to_vec(), faults: Fault::ALL.to_vec(), rounds: 1, json: None };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().with_context(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--stores" => {
+                plan.stores = names(
+                    &value,
+                    Store::parse,
+                    "sqlite, postgres, mariadb, redis, etcd, zookeeper, kubernetes",
+                )?
+            }
+            "--faults" => {
+                plan.faults =
+                    names(&value, Fault::parse, "kill9, pause, random-pauses, cut, restart, stall")?
+            }
+            "--rounds" => {
+                plan.rounds =
+                    value.parse().ok().filter(|rounds| *rounds > 0).with_context(|| {
+                        format!("--rounds {value:?}: expected a whole number from 1")
+                    })?
+            }
+            "--json" => plan.json = Some(PathBuf::from(value)),
+            _ => bail!("unknown option {flag:?}: expected --stores, --faults, --rounds or --json"),
+        }
+    }
+    Ok(plan)
+}
+
+fn names<T>(list: &str, parse: fn(&str) -> Option<T>, accepted: &str) -> anyhow::Result<Vec<T>> {
+    list.split(',')
+        .map(|name| {
+            parse(name.trim())
+                .with_context(|| format!("unknown name {name:?}: expected {accepted}"))
+        })
+        .collect()
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(err) => {
+            eprintln!("baton-fault-matrix: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs the plan; answers whether every cell passed or did not apply.
+async fn run() -> anyhow::Result<bool> {
+    let plan = plan()?;
+    let holder = std::env::current_exe()?.with_file_name("baton-test-holder");
+    if !holder.exists() {
+        bail!(
+            "{} is missing: build it with `cargo build -p baton-testkit --bins`",
+            holder.display()
+        );
+    }
+    let holder = holder.display().to_string();
+    let mut cells = Vec::new();
+    for round in 1..=plan.rounds {
+        for store in &plan.stores {
+            for fault in &plan.faults {
+                let cell = matrix::run_cell(*store, *fault, &holder).await;
+                let (verdict, detail) = match &cell.verdict {
+                    Verdict::Passed(figures) => ("pass", figures.clone()),
+                    Verdict::Failed(why) => ("FAIL", why.clone()),
+                    Verdict::NotApplicable(why) => ("n/a", why.to_string()),
+                };
+                println!(
+                    "round {round}  {:<10} {:<13} {verdict:<4} {:>6.1} s  {detail}",
+                    store.name(),
+                    fault.name(),
+                    cell.seconds
+                );
+                cells.push(cell);
+            }
+        }
+    }
+    println!("\n{}", matrix::markdown(&cells));
+    if let Some(path) = &plan.json {
+        std::fs::write(path, matrix::json(&cells))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(cells.iter().all(|cell| !matches!(cell.verdict, Verdict::Failed(_))))
+}

@@ -1,0 +1,197 @@
+//! The stores of the matrix: how to start a throwaway instance of each, and what the faults
+//! need of it (its port, a URL through the fault proxy, a crash, a restart, a stall).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tempfile::TempDir;
+
+use crate::faults::{self, Setup};
+use crate::servers::{
+    EtcdServer, KubeApiServer, MariadbServer, PostgresServer, RedisServer, ServerProcess,
+    ZookeeperServer,
+};
+
+/// A store the matrix covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    /// An SQLite file: leases, state and ledger in one file.
+    Sqlite,
+    /// PostgreSQL: leases, state and ledger in one database.
+    Postgres,
+    /// MariaDB: leases, state and ledger in one database.
+    Mariadb,
+    /// Redis, for leases; the ledger in an SQLite file beside it.
+    Redis,
+    /// etcd, for leases; the ledger in an SQLite file beside it.
+    Etcd,
+    /// ZooKeeper, for leases; the ledger in an SQLite file beside it.
+    Zookeeper,
+    /// Lease objects on the testkit's emulated Kubernetes API server; the ledger in an SQLite
+    /// file beside it.
+    Kubernetes,
+}
+
+impl Store {
+    /// Every store, in the table's order.
+    pub const ALL: [Store; 7] = [
+        Store::Sqlite,
+        Store::Postgres,
+        Store::Mariadb,
+        Store::Redis,
+        Store::Etcd,
+        Store::Zookeeper,
+        Store::Kubernetes,
+    ];
+
+    /// The name used on the command line and in the table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Store::Sqlite => "sqlite",
+            Store::Postgres => "postgres",
+            Store::Mariadb => "mariadb",
+            Store::Redis => "redis",
+            Store::Etcd => "etcd",
+            Store::Zookeeper => "zookeeper",
+            Store::Kubernetes => "kubernetes",
+        }
+    }
+
+    /// The store named `name`.
+    pub fn parse(name: &str) -> Option<Store> {
+        Store::ALL.into_iter().find(|store| store.name() == name)
+    }
+
+    /// Starts a throwaway instance whose holders run `holder_binary`. Panics if it cannot.
+    pub async fn start(self, holder_binary: &str) -> StoreUnderTest {
+        let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("a temporary directory: {err}"));
+        let server = tokio::task::spawn_blocking(move || Server::start(self))
+            .await
+            .unwrap_or_else(|err| panic!("cannot start {}: {err}", self.name()));
+        let beside = format!("sqlite://{}", dir.path().join("ledger.db").display());
+        let (url, ledger) = match &server {
+            Server::Sqlite => (beside.replace("ledger.db", "baton.db"), None),
+            Server::Postgres(server) => (server.url(), None),
+            Server::Mariadb(server) => (server.url(), None),
+            Server::Redis(server) => (server.url(), Some(beside)),
+            Server::Etcd(server) => (server.url(), Some(beside)),
+            Server::Zookeeper(server) => (server.url(), Some(beside)),
+            Server::Kubernetes(server) => (kube_url(&server.kubeconfig()), Some(beside)),
+        };
+        let setup = Setup {
+            binary: holder_binary.to_string(),
+            ledger: ledger.unwrap_or_else(|| url.clone()),
+            url,
+            lease: "ledger-writer".to_string(),
+            ttl: faults::TTL,
+        };
+        StoreUnderTest { setup, server: Arc::new(server), dir }
+    }
+}
+
+/// A running instance of a store, and the holders' setup on it.
+pub struct StoreUnderTest {
+    /// Where the holders run: binary, URLs, lease and TTL.
+    pub setup: Setup,
+    server: Arc<Server>,
+    dir: TempDir,
+}
+
+enum Server {
+    Sqlite,
+    Postgres(PostgresServer),
+    Mariadb(MariadbServer),
+    Redis(RedisServer),
+    Etcd(EtcdServer),
+    Zookeeper(ZookeeperServer),
+    Kubernetes(KubeApiServer),
+}
+
+impl Server {
+    fn start(store: Store) -> Server {
+        match store {
+            Store::Sqlite => Server::Sqlite,
+            Store::Postgres => Server::Postgres(PostgresServer::start()),
+            Store::Mariadb => Server::Mariadb(MariadbServer::start()),
+            Store::Redis => Server::Redis(RedisServer::start()),
+            Store::Etcd => Server::Etcd(EtcdServer::start()),
+            Store::Zookeeper => Server::Zookeeper(ZookeeperServer::start()),
+            Store::Kubernetes => Server::Kubernetes(KubeApiServer::start()),
+        }
+    }
+
+    /// The server's process, where the store is one.
+    fn process(&self) -> Option<&ServerProcess> {
+        match self {
+            Server::Sqlite | Server::Kubernetes(_) => None,
+            Server::Postgres(server) => Some(server.process()),
+            Server::Mariadb(server) => Some(server.process()),
+            Server::Redis(server) => Some(server.process()),
+            Server::Etcd(server) => Some(server.process()),
+            Server::Zookeeper(server) => Some(server.process()),
+        }
+    }
+}
+
+fn kube_url(kubeconfig: &std::path::Path) -> String {
+    format!("kube://default?kubeconfig={}", kubeconfig.display())
+}
+
+impl StoreUnderTest {
+    /// The loopback port the store listens on; `None` for a file.
+    pub fn port(&self) -> Option<u16> {
+        match &*self.server {
+            Server::Sqlite => None,
+            Server::Kubernetes(server) => Some(server.port()),
+            server => server.process().map(ServerProcess::port),
+        }
+    }
+
+    /// The store's URL reaching it through a proxy listening on `port`.
+    pub fn url_through(&self, port: u16) -> String {
+        let own = self.port().expect("a store with a server");
+        match &*self.server {
+            Server::Kubernetes(server) => {
+                let config = std::fs::read_to_string(server.kubeconfig())
+                    .unwrap_or_else(|err| panic!("cannot read the kubeconfig: {err}"));
+                let path = self.dir.path().join("through-proxy.kubeconfig");
+                let through = config.replace(&server.url(), &format!("http://127.0.0.1:{port}"));
+                std::fs::write(&path, through)
+                    .unwrap_or_else(|err| panic!("cannot write a kubeconfig: {err}"));
+                kube_url(&path)
+            }
+            _ => {
+                let url = self.setup.url.replacen(&format!(":{own}"), &format!(":{port}"), 1);
+                assert_ne!(url, self.setup.url, "the URL names the port {own}");
+                url
+            }
+        }
+    }
+
+    /// Crashes the store: SIGKILL of its server, or the emulated API server's port closed.
+    pub fn crash(&self) {
+        match &*self.server {
+            Server::Kubernetes(server) => server.stop(),
+            server => server.process().expect("a server process").kill(),
+        }
+    }
+
+    /// Starts the crashed store again on the same port and data.
+    pub fn restart(&self) {
+        match &*self.server {
+            Server::Kubernetes(server) => server.restart(),
+            server => server.process().expect("a server process").restart(),
+        }
+    }
+
+    /// Freezes the store's server (SIGSTOP) for `length`, then thaws it, from a thread of its
+    /// own: the returned handle ends with the thaw.
+    pub fn stall(&self, length: Duration) -> std::thread::JoinHandle<()> {
+        let server = self.server.clone();
+        server.process().expect("a server process").pause();
+        std::thread::spawn(move || {
+            std::thread::sleep(length);
+            server.process().expect("a server process").resume();
+        })
+    }
+}

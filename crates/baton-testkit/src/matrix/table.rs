@@ -1,0 +1,56 @@
+//! The matrix printed: a markdown table of stores by faults, and the cells as JSON lines.
+
+use super::{Cell, Fault, Store, Verdict};
+
+/// A markdown table with a row per store in `cells` and a column per fault: `pass`, `FAIL`
+/// or `n/a`, with the passes counted over rounds.
+pub fn markdown(cells: &[Cell]) -> String {
+    let faults: Vec<Fault> =
+        Fault::ALL.into_iter().filter(|fault| cells.iter().any(|c| c.fault == *fault)).collect();
+    let stores: Vec<Store> =
+        Store::ALL.into_iter().filter(|store| cells.iter().any(|c| c.store == *store)).collect();
+    let mut table = format!(
+        "| store | {} |\n|---|{}\n",
+        faults.iter().map(|fault| fault.name()).collect::<Vec<_>>().join(" | "),
+        "---|".repeat(faults.len())
+    );
+    for store in stores {
+        let row: Vec<String> = faults.iter().map(|fault| summary(cells, store, *fault)).collect();
+        table.push_str(&format!("| {} | {} |\n", store.name(), row.join(" | ")));
+    }
+    table
+}
+
+fn summary(cells: &[Cell], store: Store, fault: Fault) -> String {
+    let ran: Vec<&Cell> = cells.iter().filter(|c| c.store == store && c.fault == fault).collect();
+    if ran.iter().all(|c| matches!(c.verdict, Verdict::NotApplicable(_))) {
+        return "n/a".to_string();
+    }
+    let passed = ran.iter().filter(|c| matches!(c.verdict, Verdict::Passed(_))).count();
+    match passed == ran.len() {
+        true => format!("pass {passed}/{}", ran.len()),
+        false => format!("**FAIL** {passed}/{}", ran.len()),
+    }
+}
+
+/// One JSON object per cell, a line each.
+pub fn json(cells: &[Cell]) -> String {
+    cells
+        .iter()
+        .map(|cell| {
+            let (verdict, detail) = match &cell.verdict {
+                Verdict::Passed(figures) => ("pass", figures.clone()),
+                Verdict::Failed(why) => ("fail", why.clone()),
+                Verdict::NotApplicable(why) => ("n/a", why.to_string()),
+            };
+            let object = serde_json::json!({
+                "store": cell.store.name(),
+                "fault": cell.fault.name(),
+                "verdict": verdict,
+                "detail": detail,
+                "seconds": (cell.seconds * 10.0).round() / 10.0,
+            });
+            format!("{object}\n")
+        })
+        .collect()
+}
