@@ -9,6 +9,8 @@ baton_testkit::fault_row!(Store::Mariadb;
     sigstop_past_the_ttl_then_sigcont => PausePastTtl,
     sigstop_from_outside_at_random_instants => RandomPauses,
     blackhole_between_the_holder_and_the_store => Cut,
+    answers_lost_between_the_holder_and_the_store => AnswersLost,
     store_crash_and_restart => Restart,
     store_frozen_past_the_ttl => Stall,
+    store_slow_for_twice_the_ttl => Slow,
 );

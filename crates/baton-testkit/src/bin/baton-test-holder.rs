@@ -73,7 +73,10 @@ async fn main() -> anyhow::Result<()> {
                 stop_after_next_renewal(&guard).await;
                 continue;
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(50)) => {}
+                () = guard.cancelled() => break,
+            }
         }
         say(format!("LOST {token}"));
         drop(guard);

@@ -2,7 +2,7 @@
 //! checks it, and which stores each can happen to.
 
 use crate::faults::{self, STALL};
-use crate::proxy::FaultProxy;
+use crate::proxy::{Direction, FaultProxy, Mode};
 
 use super::{Store, StoreUnderTest};
 
@@ -21,21 +21,29 @@ pub enum Fault {
     RandomPauses,
     /// F3: a blackhole between the holder and the store, through the fault proxy.
     Cut,
+    /// F10: the holder's requests reach the store and its answers are lost, through the fault
+    /// proxy: every write's outcome is unknown to the holder.
+    AnswersLost,
     /// F4: the store killed while holders run, and started again.
     Restart,
     /// F7: the store answers nothing for longer than the TTL, then everything queued.
     Stall,
+    /// F7: the store slow for the leader, every chunk each way held a quarter of the TTL,
+    /// for twice the TTL.
+    Slow,
 }
 
 impl Fault {
     /// Every fault, in the table's order.
-    pub const ALL: [Fault; 6] = [
+    pub const ALL: [Fault; 8] = [
         Fault::Kill9,
         Fault::PausePastTtl,
         Fault::RandomPauses,
         Fault::Cut,
+        Fault::AnswersLost,
         Fault::Restart,
         Fault::Stall,
+        Fault::Slow,
     ];
 
     /// The name used on the command line and in the table.
@@ -45,8 +53,10 @@ impl Fault {
             Fault::PausePastTtl => "pause",
             Fault::RandomPauses => "random-pauses",
             Fault::Cut => "cut",
+            Fault::AnswersLost => "answers-lost",
             Fault::Restart => "restart",
             Fault::Stall => "stall",
+            Fault::Slow => "slow",
         }
     }
 
@@ -58,7 +68,7 @@ impl Fault {
     /// Whether the fault can happen to `store`; if not, why.
     pub fn applies_to(self, store: Store) -> Result<(), &'static str> {
         match (self, store) {
-            (Fault::Cut | Fault::Restart | Fault::Stall, Store::Sqlite) => {
+            (_, Store::Sqlite) if self.needs_a_server() => {
                 Err("an embedded file: no server, no network")
             }
             (Fault::Stall, Store::Kubernetes) => {
@@ -66,6 +76,11 @@ impl Fault {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Whether the fault needs a server between the holders and the data.
+    fn needs_a_server(self) -> bool {
+        !matches!(self, Fault::Kill9 | Fault::PausePastTtl | Fault::RandomPauses)
     }
 
     /// Inflicts the fault on `store` and checks the ledger; answers what it measured. Panics
@@ -90,14 +105,25 @@ impl Fault {
                     report.rejected
                 )
             }
-            Fault::Cut => {
-                let port = store.port().expect("a store with a server");
-                let proxy = FaultProxy::start(([127, 0, 0, 1], port).into())
-                    .await
-                    .unwrap_or_else(|err| panic!("cannot start the fault proxy: {err}"));
-                let proxied = store.url_through(proxy.addr().port());
-                faults::cut_holder_steps_down_and_is_fenced(setup, &proxy, &proxied).await;
-                "stepped down before the takeover".to_string()
+            Fault::Cut | Fault::AnswersLost => {
+                let (proxy, proxied) = proxied(store).await;
+                let cut = match self {
+                    Fault::Cut => Mode::Blackhole,
+                    _ => Mode::OneWay(Direction::ToUpstream),
+                };
+                faults::cut_holder_steps_down_and_is_fenced_by(setup, &proxy, &proxied, cut).await;
+                match self {
+                    Fault::Cut => "stepped down before the takeover".to_string(),
+                    _ => "stepped down by its deadline, no late write".to_string(),
+                }
+            }
+            Fault::Slow => {
+                let (proxy, proxied) = proxied(store).await;
+                let delay = setup.ttl / 4;
+                let (report, grants) =
+                    faults::slow_store_lets_no_late_write_land(setup, &proxy, &proxied, delay)
+                        .await;
+                format!("{grants} grants, {} stale writes refused", report.rejected)
             }
             Fault::Restart => {
                 faults::store_restart_never_reissues_a_token(
@@ -119,4 +145,14 @@ impl Fault {
             }
         }
     }
+}
+
+/// A fault proxy in front of `store`, and the store's URL through it.
+async fn proxied(store: &StoreUnderTest) -> (FaultProxy, String) {
+    let port = store.port().expect("a store with a server");
+    let proxy = FaultProxy::start(([127, 0, 0, 1], port).into())
+        .await
+        .unwrap_or_else(|err| panic!("cannot start the fault proxy: {err}"));
+    let proxied = store.url_through(proxy.addr().port());
+    (proxy, proxied)
 }
