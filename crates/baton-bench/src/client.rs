@@ -7,25 +7,29 @@ use std::time::Duration;
 use baton::core::{AcquireOutcome, AcquireParams, ReleaseParams, RenewParams};
 use baton::{FencingToken, HolderId, LeaseName, LeaseStore};
 
-/// The TTL of the leases these runs take: the default of the design.
+/// The TTL of the leases these runs take where the store grants it: the default of the design.
 pub(crate) const TTL: Duration = Duration::from_secs(10);
 
 /// One client: its own lease store, connections and holder id.
 pub(crate) struct Client {
     store: Arc<dyn LeaseStore>,
     pub(crate) holder: HolderId,
+    /// [`TTL`], or the store's granted TTL nearest to it.
+    ttl: Duration,
 }
 
 impl Client {
     /// Opens a lease store of its own at `url`.
     pub(crate) async fn connect(url: &str) -> anyhow::Result<Self> {
         let store = baton::connect_leases(url).await?;
-        Ok(Client { store, holder: HolderId::generate("bench", fastrand::u32(..)) })
+        let ttl = store.capabilities().ttls.nearest(TTL);
+        Ok(Client { store, holder: HolderId::generate("bench", fastrand::u32(..)), ttl })
     }
 
     /// One acquisition attempt.
     pub(crate) async fn acquire(&self, name: &LeaseName) -> baton::Result<AcquireOutcome> {
-        let params = AcquireParams { name: name.clone(), holder: self.holder.clone(), ttl: TTL };
+        let params =
+            AcquireParams { name: name.clone(), holder: self.holder.clone(), ttl: self.ttl };
         self.store.acquire(params).await
     }
 

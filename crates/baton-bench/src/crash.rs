@@ -16,8 +16,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
-/// The TTL the holders run with: the design's default.
-pub(crate) const TTL: Duration = Duration::from_secs(10);
+/// The TTL the holders run with where the store grants it: the design's default.
+const TTL: Duration = Duration::from_secs(10);
 /// How long a holder may take to acquire a free lease, or to report that it waits.
 const START_LIMIT: Duration = Duration::from_secs(30);
 /// The command each holder runs while it holds the lease.
@@ -26,6 +26,8 @@ const HOLDING: &str = "echo acquired $$; exec sleep 3600";
 /// The failover times of a run.
 #[derive(Debug, Clone)]
 pub(crate) struct Crash {
+    /// The holders' TTL.
+    pub(crate) ttl: Duration,
     /// One time per round, from the SIGKILL to the next holder's command starting.
     pub(crate) failovers: Vec<Duration>,
     /// The holders' retry period.
@@ -70,13 +72,14 @@ impl Drop for Holder {
 fn spawn(
     url: &str,
     lease: &str,
+    ttl: Duration,
     id: usize,
     events: &mpsc::UnboundedSender<Event>,
 ) -> anyhow::Result<Holder> {
     let program = std::env::current_exe().context("finding the baton executable")?;
     let mut child = Command::new(&program)
         .args(["exec", "--backend", url, "--lock", lease, "--on-held", "wait"])
-        .args(["--ttl", &format!("{}ms", TTL.as_millis()), "--"])
+        .args(["--ttl", &format!("{}ms", ttl.as_millis()), "--"])
         .args(["sh", "-c", HOLDING])
         .env_remove("BATON_LOG")
         .process_group(0)
@@ -146,11 +149,12 @@ async fn expect<T>(
 async fn start_waiter(
     url: &str,
     lease: &str,
+    ttl: Duration,
     id: usize,
     events: &mpsc::UnboundedSender<Event>,
     receiver: &mut mpsc::UnboundedReceiver<Event>,
 ) -> anyhow::Result<Holder> {
-    let holder = spawn(url, lease, id, events)?;
+    let holder = spawn(url, lease, ttl, id, events)?;
     let what = format!("holder {id} to wait for the lease");
     expect(receiver, id.saturating_sub(1), START_LIMIT, &what, |e| {
         matches!(e, Event::Waiting(i) if *i == id).then_some(())
@@ -159,12 +163,17 @@ async fn start_waiter(
     Ok(holder)
 }
 
-/// Runs `rounds` crash failovers of `baton exec` holders.
-pub(crate) async fn run(url: &str, run: &str, rounds: u32) -> anyhow::Result<Crash> {
+/// The holders' TTL on the store at `url`: [`TTL`], or the store's granted TTL nearest to it.
+pub(crate) async fn holders_ttl(url: &str) -> anyhow::Result<Duration> {
+    Ok(baton::connect_leases(url).await?.capabilities().ttls.nearest(TTL))
+}
+
+/// Runs `rounds` crash failovers of `baton exec` holders leasing for `ttl`.
+pub(crate) async fn run(url: &str, run: &str, rounds: u32, ttl: Duration) -> anyhow::Result<Crash> {
     let lease = format!("bench-{run}-crash");
-    let config = baton::ElectorConfig::default().with_ttl(TTL);
+    let config = baton::ElectorConfig::default().with_ttl(ttl);
     let (events, mut receiver) = mpsc::unbounded_channel();
-    let mut holder = spawn(url, &lease, 0, &events)?;
+    let mut holder = spawn(url, &lease, ttl, 0, &events)?;
     let first =
         expect(&mut receiver, 0, START_LIMIT, "holder 0 to acquire the lease", |e| match e {
             Event::Acquired(0, group, _) => Some(*group),
@@ -172,8 +181,8 @@ pub(crate) async fn run(url: &str, run: &str, rounds: u32) -> anyhow::Result<Cra
         })
         .await?;
     holder.command_group = Some(first);
-    let mut waiter = start_waiter(url, &lease, 1, &events, &mut receiver).await?;
-    let limit = TTL + config.retry_period * 2 + START_LIMIT;
+    let mut waiter = start_waiter(url, &lease, ttl, 1, &events, &mut receiver).await?;
+    let limit = ttl + config.retry_period * 2 + START_LIMIT;
     let mut failovers = Vec::with_capacity(rounds as usize);
     for round in 0..rounds as usize {
         let waiter_id = round + 1;
@@ -194,9 +203,9 @@ pub(crate) async fn run(url: &str, run: &str, rounds: u32) -> anyhow::Result<Cra
         if round + 1 == rounds as usize {
             break;
         }
-        waiter = start_waiter(url, &lease, waiter_id + 1, &events, &mut receiver).await?;
+        waiter = start_waiter(url, &lease, ttl, waiter_id + 1, &events, &mut receiver).await?;
     }
     holder.kill();
     let _ = holder.child.wait().await;
-    Ok(Crash { failovers, retry_period: config.retry_period, jitter: config.jitter })
+    Ok(Crash { ttl, failovers, retry_period: config.retry_period, jitter: config.jitter })
 }

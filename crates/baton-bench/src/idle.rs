@@ -9,8 +9,8 @@ use crate::probe::{self, Probe};
 use crate::statements;
 use crate::writes::WriteCount;
 
-/// The short TTL of this scenario, so that renewals come quickly.
-pub(crate) const TTL: Duration = Duration::from_secs(2);
+/// The short TTL of this scenario where the store grants it, so that renewals come quickly.
+const TTL: Duration = Duration::from_secs(2);
 /// Renew intervals measured.
 const INTERVALS: u64 = 3;
 /// Tasks acquiring the leases at once.
@@ -19,6 +19,8 @@ const ACQUIRERS: usize = 8;
 /// What holding the leases cost.
 #[derive(Debug, Clone)]
 pub(crate) struct Idle {
+    /// The leases' TTL: [`TTL`], or the store's granted TTL nearest to it.
+    pub(crate) ttl: Duration,
     /// Leases held.
     pub(crate) leases: usize,
     /// The renew interval.
@@ -46,8 +48,9 @@ pub(crate) async fn run(
     mut writes: Option<&mut (dyn WriteCount + 'static)>,
 ) -> anyhow::Result<Idle> {
     let (store, mut seen) = Probe::wrap(baton::connect_leases(url).await?);
+    let ttl = store.capabilities().ttls.nearest(TTL);
     let mut config =
-        ElectorConfig::new(HolderId::generate("bench", fastrand::u32(..))).with_ttl(TTL);
+        ElectorConfig::new(HolderId::generate("bench", fastrand::u32(..))).with_ttl(ttl);
     // Twice the scaled default, so that a busy benchmark machine is not taken for a stall.
     config.stall_threshold = config.renew_interval * 2;
     let renew_interval = config.renew_interval;
@@ -80,6 +83,7 @@ pub(crate) async fn run(
     drop(guards);
     elector.shutdown().await;
     Ok(Idle {
+        ttl,
         leases,
         renew_interval,
         intervals: INTERVALS,

@@ -125,13 +125,10 @@ pub(crate) async fn handover_and_crash(
         emit(&lease_report::crash_skipped());
         return Ok(());
     }
-    progress(&format!(
-        "crash failover, {} rounds of about {:?} each",
-        args.crash_rounds,
-        crash::TTL
-    ));
+    let ttl = crash::holders_ttl(url).await?;
+    progress(&format!("crash failover, {} rounds of about {ttl:?} each", args.crash_rounds));
     let crash = tokio::select! {
-        crash = crash::run(url, run, args.crash_rounds) => crash?,
+        crash = crash::run(url, run, args.crash_rounds, ttl) => crash?,
         // Dropping the run kills the holder processes it started.
         _ = tokio::signal::ctrl_c() => anyhow::bail!("interrupted; the holder processes were killed"),
     };

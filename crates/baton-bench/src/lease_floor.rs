@@ -11,7 +11,10 @@ use async_trait::async_trait;
 use crate::lease_report::HandoverGoal;
 use crate::timed::{self, Measured, OpKind, Sample, Samples, Window};
 use crate::writes::WriteCount;
-use crate::{lease_floor_etcd, lease_floor_kube, lease_floor_redis, lease_floor_zk};
+use crate::{
+    lease_floor_azblob, lease_floor_consul, lease_floor_dynamodb, lease_floor_etcd,
+    lease_floor_kube, lease_floor_redis, lease_floor_zk,
+};
 
 /// What a floor is and what its store is judged by.
 #[derive(Debug)]
@@ -57,6 +60,9 @@ pub(crate) fn for_url(url: &str) -> anyhow::Result<Box<dyn LeaseFloor>> {
         "etcd" | "etcds" => Ok(Box::new(lease_floor_etcd::EtcdFloor::new(url))),
         "zk" => Ok(Box::new(lease_floor_zk::ZkFloor::new(url)?)),
         "kube" => Ok(Box::new(lease_floor_kube::KubeFloor::new(url))),
+        "dynamodb" => Ok(Box::new(lease_floor_dynamodb::DynamoDbFloor::new(url))),
+        "azblob" => Ok(Box::new(lease_floor_azblob::AzblobFloor::new(url))),
+        "consul" => Ok(Box::new(lease_floor_consul::ConsulFloor::new(url))),
         _ => anyhow::bail!("no lease floor for {}", baton::redact(url)),
     }
 }

@@ -256,11 +256,11 @@ pub(crate) fn crash(c: &Crash) -> String {
     for (round, failover) in c.failovers.iter().enumerate() {
         table.row(vec![(round + 1).to_string(), report::duration(*failover)]);
     }
-    let bound = crate::crash::TTL + c.retry_period;
-    let longest = crate::crash::TTL + c.retry_period.mul_f64(1.0 + c.jitter);
+    let bound = c.ttl + c.retry_period;
+    let longest = c.ttl + c.retry_period.mul_f64(1.0 + c.jitter);
     let mut out = format!(
         "Crash failover of `baton exec --on-held wait` holders (TTL {:?}, retry {:?} ± {:.0} %)\n",
-        crate::crash::TTL,
+        c.ttl,
         c.retry_period,
         c.jitter * 100.0
     );
@@ -308,7 +308,7 @@ pub(crate) fn idle(runs: &[Idle], writes: Option<&str>) -> String {
         out.push_str(&format!(
             "Idle load of one elector (TTL {:?}, renew every {:?}), over {} renew intervals \
              ({} measured)\n",
-            crate::idle::TTL,
+            first.ttl,
             first.renew_interval,
             first.intervals,
             report::duration(first.elapsed)

@@ -30,6 +30,9 @@ mod idle_nodes;
 mod idle_report;
 mod lease;
 mod lease_floor;
+mod lease_floor_azblob;
+mod lease_floor_consul;
+mod lease_floor_dynamodb;
 mod lease_floor_etcd;
 mod lease_floor_kube;
 mod lease_floor_redis;
@@ -124,7 +127,7 @@ pub struct LeaseBenchArgs {
     /// Graceful handovers measured.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: u32,
-    /// Crash failovers measured (each takes about the TTL, 10 s).
+    /// Crash failovers measured (each takes about the TTL: 10 s, or the store's shortest if longer).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub crash_rounds: u32,
     /// Skip the crash failover scenario (about a minute).

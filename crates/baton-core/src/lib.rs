@@ -31,7 +31,7 @@ pub use job::{Execution, ExecutionStatus, FireKey, Job, JobDefinition, JobStore,
 pub use lease::{
     AcquireOutcome, AcquireParams, Capabilities, ChangeReason, FencingToken, ForceReleaseParams,
     HistoryParams, HolderId, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore, ReleaseKind,
-    ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams,
+    ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams, TtlRange,
 };
 pub use migration::Migration;
 pub use page::{Cursor, Page};

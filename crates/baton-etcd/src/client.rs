@@ -18,12 +18,12 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::error::{Refusal, failure_error, malformed, tls_only};
-use crate::http::{Answer, Failure, Member, Outgoing};
 use crate::keep_alive::{KeepAliveStream, StreamError};
 use crate::options::EtcdOptions;
 use crate::probe;
 use crate::url::Target;
 use crate::wire::{LeaseAnswer, TxnResponse};
+use baton_http::{Answer, Endpoint, Failure, Method, Request, SecureLayer};
 
 /// Why no member answered a request.
 enum Unanswered {
@@ -36,7 +36,7 @@ enum Unanswered {
 /// The members of one cluster and how to talk to them.
 pub(crate) struct Client {
     pub(crate) target: Target,
-    members: Vec<Member>,
+    members: Vec<Endpoint>,
     /// The member the next request starts at.
     current: AtomicUsize,
     options: EtcdOptions,
@@ -52,7 +52,10 @@ impl Client {
         let members = target
             .members
             .iter()
-            .map(|address| Member::new(address.clone(), target.tls.clone()))
+            .map(|address| {
+                let secure = target.tls.clone().map(|tls| Arc::new(tls) as Arc<dyn SecureLayer>);
+                Endpoint::new(address.clone(), secure)
+            })
             .collect();
         Client {
             target,
@@ -149,7 +152,7 @@ impl Client {
         let token = self.token();
         let mut unreachable = Vec::new();
         for index in self.order() {
-            let address = &self.members[index].address;
+            let address = self.members[index].address();
             let tls = self.target.tls.as_ref();
             let connect_timeout = self.options.connect_timeout;
             match KeepAliveStream::open(address, tls, token.as_deref(), connect_timeout).await {
@@ -201,7 +204,7 @@ impl Client {
         if let Unanswered::Failed(index, Failure::Lost(_)) = &unanswered
             && self.target.tls.is_none()
         {
-            let address = &self.members[*index].address;
+            let address = self.members[*index].address();
             if probe::speaks_tls(address, self.options.connect_timeout).await {
                 return tls_only(address);
             }
@@ -219,10 +222,10 @@ impl Client {
         let body = Bytes::from(body.to_string());
         let token = self.token();
         let (connect, timeout) = (self.options.connect_timeout, self.options.request_timeout);
+        let request = request(path, Some(&body), token.as_deref());
         let mut unreachable = Vec::new();
         for index in self.order() {
-            let request = Outgoing { path, body: Some(body.clone()), token: token.as_deref() };
-            match self.members[index].open_stream(request, connect, timeout).await {
+            match self.members[index].open_stream(&request, connect, timeout).await {
                 Ok(response) if response.status() == 200 => return Ok(response),
                 Ok(response) => {
                     let status = response.status().as_u16();
@@ -292,10 +295,10 @@ impl Client {
         token: Option<String>,
     ) -> std::result::Result<Answer, Unanswered> {
         let (connect, timeout) = (self.options.connect_timeout, self.options.request_timeout);
+        let request = request(path, body, token.as_deref());
         let mut unreachable = Vec::new();
         for index in self.order() {
-            let request = Outgoing { path, body: body.cloned(), token: token.as_deref() };
-            match self.members[index].exchange(request, connect, timeout).await {
+            match self.members[index].exchange(&request, connect, timeout).await {
                 Ok(answer) => {
                     self.current.store(index, Ordering::Relaxed);
                     return Ok(answer);
@@ -314,7 +317,7 @@ impl Client {
     fn unanswered(&self, action: &str, unanswered: Unanswered) -> Error {
         match unanswered {
             Unanswered::Failed(index, failure) => {
-                failure_error(&self.members[index].address, action, &failure)
+                failure_error(self.members[index].address(), action, &failure)
             }
             Unanswered::NoneReachable(why) => self.none_reachable(action, &why),
         }
@@ -344,5 +347,20 @@ impl Client {
                 why.join("; ")
             ),
         )
+    }
+}
+
+/// A request to a member: `GET` without a body or `POST` with a JSON one, authenticated with
+/// `token` (sent as `Authorization`) if given.
+fn request(path: &str, body: Option<&Bytes>, token: Option<&str>) -> Request {
+    let request = match body {
+        Some(body) => Request::new(Method::Post, path)
+            .body(body.clone())
+            .header("content-type", "application/json"),
+        None => Request::new(Method::Get, path),
+    };
+    match token {
+        Some(token) => request.header("authorization", token),
+        None => request,
     }
 }

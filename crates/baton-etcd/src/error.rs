@@ -8,7 +8,7 @@ use std::fmt::Display;
 use baton_core::{Error, ErrorKind};
 use serde::Deserialize;
 
-use crate::http::Failure;
+use baton_http::Failure;
 
 /// A refusal as the gateway writes it: the gRPC status code and message.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -92,6 +92,10 @@ pub(crate) fn tls_only(member: &str) -> Error {
 /// The error of a request that got no answer.
 pub(crate) fn failure_error(endpoint: &str, action: impl Display, failure: &Failure) -> Error {
     match failure {
+        Failure::Unreachable(why) => Error::new(
+            ErrorKind::Unavailable,
+            format!("{action}: cannot reach etcd at {endpoint} ({why})"),
+        ),
         Failure::TimedOut => Error::new(
             ErrorKind::Timeout,
             format!("{action} in etcd at {endpoint}: no answer in time: the outcome is unknown"),
@@ -102,9 +106,9 @@ pub(crate) fn failure_error(endpoint: &str, action: impl Display, failure: &Fail
                 "{action} in etcd at {endpoint}: the connection failed ({why}): the outcome is unknown"
             ),
         ),
-        Failure::Unreachable(why) => Error::new(
+        other => Error::new(
             ErrorKind::Unavailable,
-            format!("{action}: cannot reach etcd at {endpoint} ({why})"),
+            format!("{action} in etcd at {endpoint}: {other}: the outcome is unknown"),
         ),
     }
 }

@@ -9,7 +9,7 @@ use baton_core::{
 
 use crate::record::now_ms;
 use crate::store::EtcdLeaseStore;
-use crate::{acquire, changes, history, reads, release, renew};
+use crate::{acquire, changes, history, reads, release, renew, sessions};
 
 #[async_trait]
 impl LeaseStore for EtcdLeaseStore {
@@ -69,7 +69,7 @@ impl LeaseStore for EtcdLeaseStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::default().with_change_notification(true)
+        Capabilities::default().with_change_notification(true).with_ttls(sessions::TTLS)
     }
 
     async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {

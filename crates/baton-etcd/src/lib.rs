@@ -7,7 +7,6 @@ mod error;
 mod floor;
 mod grpc;
 mod history;
-mod http;
 mod keep_alive;
 mod keys;
 mod lease;

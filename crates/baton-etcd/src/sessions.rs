@@ -14,7 +14,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use baton_core::{Error, HolderId, Result};
+use baton_core::lease::transition::MAX_TTL;
+use baton_core::{Error, HolderId, Result, TtlRange};
 use serde_json::json;
 
 use crate::client::Client;
@@ -34,9 +35,12 @@ pub(crate) struct Sessions {
     granting: tokio::sync::Mutex<()>,
 }
 
+/// The TTLs asked of etcd: whole seconds (a server raises those below its minimum to it).
+pub(crate) const TTLS: TtlRange = TtlRange::in_whole_seconds(Duration::from_secs(1), MAX_TTL);
+
 /// The TTL in whole seconds, or one line saying why etcd cannot grant it.
 pub(crate) fn whole_seconds(ttl: Duration) -> Result<u64> {
-    if ttl.subsec_nanos() != 0 {
+    if !TTLS.grants(ttl) {
         return Err(Error::invalid_input(format!(
             "invalid TTL {ttl:?} for etcd: etcd leases last whole seconds; expected a whole \
              number of seconds, at least the server's minimum (2s with etcd's default timing)"

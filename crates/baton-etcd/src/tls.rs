@@ -4,9 +4,12 @@
 
 use std::sync::Arc;
 
+use async_trait::async_trait;
 use baton_core::tls::{HostCheck, TlsFiles, TlsOptions, TlsVocabulary, rustls_error};
-use rustls::pki_types::ServerName;
-use rustls::{AlertDescription, ClientConfig, RootCertStore};
+use baton_http::tls::client_config;
+pub(crate) use baton_http::tls::server_name;
+use baton_http::{Explained, SecureLayer, SecureStream};
+use rustls::AlertDescription;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
@@ -40,29 +43,8 @@ impl Tls {
     /// The settings for `files`: their CA certificates to trust, or the built-in ones, and
     /// their client certificate if given. The error is one line naming the option.
     pub(crate) fn new(files: TlsFiles) -> Result<Tls, String> {
-        let roots = match &files.ca {
-            Some(ca) => {
-                let mut roots = RootCertStore::empty();
-                let (added, _) = roots.add_parsable_certificates(ca.certificates().to_vec());
-                if added == 0 {
-                    return Err("ca= holds no certificate usable as a trusted CA".to_string());
-                }
-                roots
-            }
-            None => webpki_roots::TLS_SERVER_ROOTS.iter().cloned().collect(),
-        };
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder = ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .map_err(|err| format!("TLS: {err}"))?
-            .with_root_certificates(roots);
+        let config = client_config(&files)?;
         let client_certificate = files.client.is_some();
-        let config = match files.client {
-            None => builder.with_no_client_auth(),
-            Some(client) => builder
-                .with_client_auth_cert(client.cert.certificates().to_vec(), client.key.key())
-                .map_err(|err| format!("cert= and key= cannot be used: {err}"))?,
-        };
         let mut h2 = config.clone();
         h2.alpn_protocols = vec![b"h2".to_vec()];
         Ok(Tls {
@@ -72,17 +54,7 @@ impl Tls {
         })
     }
 
-    /// The TLS handshake over `stream` with the member at `address` (`host:port`), whose
-    /// certificate must name `host`; the error explains the failure on one line.
-    pub(crate) async fn handshake(
-        &self,
-        address: &str,
-        stream: TcpStream,
-    ) -> Result<TlsStream<TcpStream>, String> {
-        self.handshake_with(&self.connector, address, stream).await
-    }
-
-    /// The handshake of [`Tls::handshake`] offering HTTP/2 (ALPN `h2`), which etcd's gRPC
+    /// The handshake of the JSON gateway's connections offering HTTP/2 (ALPN `h2`), which etcd's gRPC
     /// service needs over TLS.
     pub(crate) async fn handshake_h2(
         &self,
@@ -99,7 +71,7 @@ impl Tls {
         stream: TcpStream,
     ) -> Result<TlsStream<TcpStream>, String> {
         let name = server_name(address)?;
-        connector.connect(name, stream).await.map_err(|err| match self.explain(&err) {
+        connector.connect(name, stream).await.map_err(|err| match self.describe(&err) {
             Some(explained) => explained,
             // A plain etcd closes the connection on a handshake it cannot read.
             None if err.kind() == std::io::ErrorKind::UnexpectedEof => {
@@ -115,7 +87,7 @@ impl Tls {
     /// about TLS: the member answering without TLS, demanding a client certificate or refusing
     /// the one given, or (as [`TlsVocabulary::explain`] says) presenting a certificate that is
     /// not trusted.
-    pub(crate) fn explain(&self, err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    pub(crate) fn describe(&self, err: &(dyn std::error::Error + 'static)) -> Option<String> {
         let explained = match (client_refusal(err), rustls_error(err)?) {
             // Which alert refuses a missing certificate depends on the server's TLS library.
             (Some(_), _) if !self.client_certificate => {
@@ -134,19 +106,30 @@ impl Tls {
     }
 }
 
-/// The name a member's certificate must hold: the host of `address` (`host:port`, or
-/// `[address]:port` for IPv6), a DNS name or an IP address.
-pub(crate) fn server_name(address: &str) -> Result<ServerName<'static>, String> {
-    let host = match address.strip_prefix('[') {
-        Some(bracketed) => bracketed.split_once(']').map_or(bracketed, |(host, _)| host),
-        None => address.rsplit_once(':').map_or(address, |(host, _)| host),
-    };
-    ServerName::try_from(host.to_string()).map_err(|_| {
-        format!(
-            "host {} is neither a DNS name nor an IP address, so TLS cannot check it",
-            baton_core::echo::quoted(host)
-        )
-    })
+/// The JSON gateway's connections: HTTP/1.1 over TLS, with a refused client certificate told
+/// apart from a lost request.
+#[async_trait]
+impl SecureLayer for Tls {
+    /// The TLS handshake over `stream` with the member at `address` (`host:port`), whose
+    /// certificate must name `host`; the error explains the failure on one line.
+    async fn handshake(
+        &self,
+        address: &str,
+        stream: TcpStream,
+    ) -> Result<Box<dyn SecureStream>, String> {
+        let stream = self.handshake_with(&self.connector, address, stream).await?;
+        Ok(Box::new(stream))
+    }
+
+    /// A request that failed over TLS: not served if the member refused the client's
+    /// certificate (TLS 1.3 reports it only with the answer), lost otherwise.
+    fn explain(&self, err: &(dyn std::error::Error + 'static)) -> Option<Explained> {
+        let why = self.describe(err)?;
+        Some(match is_client_refused(err) {
+            true => Explained::NotServed(why),
+            false => Explained::Lost(why),
+        })
+    }
 }
 
 /// Whether `err` is the member refusing the TLS handshake over the client's certificate: with
@@ -179,15 +162,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_server_name_is_the_members_host() {
-        let name = |address| server_name(address).map(|name| name.to_str().into_owned());
-        assert_eq!(name("etcd-1.internal:2379").unwrap(), "etcd-1.internal");
-        assert_eq!(name("10.0.0.1:2379").unwrap(), "10.0.0.1");
-        assert_eq!(name("[::1]:2379").unwrap(), "::1");
-        assert!(name("bad_host!:2379").unwrap_err().contains("\"bad_host!\""));
-    }
-
-    #[test]
     fn refusals_of_the_client_certificate_are_explained() {
         let files = TlsFiles { ca: None, client: None };
         let mut tls = Tls::new(files).unwrap();
@@ -195,15 +169,15 @@ mod tests {
             std::io::Error::other(rustls::Error::AlertReceived(AlertDescription::BadCertificate));
         assert!(is_client_refused(&io));
         assert_eq!(
-            tls.explain(&io).unwrap(),
+            tls.describe(&io).unwrap(),
             "TLS handshake failed: the member demands a client certificate: give \
              cert=PATH&key=PATH"
         );
         tls.client_certificate = true;
-        assert!(tls.explain(&io).unwrap().contains("refused the client certificate"));
+        assert!(tls.describe(&io).unwrap().contains("refused the client certificate"));
         let plain = rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType);
-        assert!(tls.explain(&plain).unwrap().contains("use etcd://"));
+        assert!(tls.describe(&plain).unwrap().contains("use etcd://"));
         assert!(!is_client_refused(&plain));
-        assert_eq!(tls.explain(&std::io::Error::other("reset")), None);
+        assert_eq!(tls.describe(&std::io::Error::other("reset")), None);
     }
 }

@@ -4,9 +4,10 @@
 
 use std::time::Duration;
 
-use baton_core::lease::transition::check_ttl;
+use baton_core::lease::transition::MAX_TTL;
 use baton_core::{
     AcquireOutcome, AcquireParams, ChangeReason, Error, ErrorKind, LeaseName, ReleaseKind, Result,
+    TtlRange,
 };
 use tokio::time::Instant;
 
@@ -17,13 +18,15 @@ use crate::store::Inner;
 use crate::terms::Term;
 use crate::{events, names};
 
+/// The TTLs granted: whole seconds, as `leaseDurationSeconds` holds them, up to baton's longest.
+pub(crate) const TTLS: TtlRange = TtlRange::in_whole_seconds(Duration::from_secs(1), MAX_TTL);
+
 /// Checks a TTL: whole seconds, as `leaseDurationSeconds` holds it.
 fn ttl_seconds(ttl: Duration) -> Result<i32> {
-    check_ttl(ttl)?;
-    match ttl.subsec_nanos() == 0 {
+    match TTLS.grants(ttl) {
         true => Ok(i32::try_from(ttl.as_secs()).unwrap_or(i32::MAX)),
         false => Err(Error::invalid_input(format!(
-            "invalid TTL {ttl:?} for a Kubernetes lease: leaseDurationSeconds holds whole seconds (1s or more)"
+            "invalid TTL {ttl:?} for a Kubernetes lease: leaseDurationSeconds holds whole seconds (1s to 30 days)"
         ))),
     }
 }
@@ -143,7 +146,8 @@ mod tests {
     #[test]
     fn ttls_are_whole_seconds() {
         assert_eq!(ttl_seconds(Duration::from_secs(15)).unwrap(), 15);
-        for ttl in [Duration::from_millis(1500), Duration::from_millis(300), Duration::ZERO] {
+        let refused = [Duration::from_millis(1500), Duration::from_millis(300), Duration::ZERO];
+        for ttl in refused.into_iter().chain([MAX_TTL + Duration::from_secs(1)]) {
             let err = ttl_seconds(ttl).expect_err("refused");
             assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
         }

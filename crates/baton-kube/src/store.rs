@@ -199,7 +199,7 @@ impl LeaseStore for KubeLeaseStore {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::default().with_change_notification(true)
+        Capabilities::default().with_change_notification(true).with_ttls(acquire::TTLS)
     }
 
     async fn subscribe(&self) -> Result<Option<Box<dyn LeaseChanges>>> {

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
+use baton_core::lease::renew_each;
 use baton_core::{
     Error, ErrorKind, FencingToken, ForceReleaseParams, HolderId, Lease, ReleaseKind,
     ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams, Result,
 };
-use futures_util::{StreamExt, stream};
 use tokio::time::Instant;
 
 use crate::client::Failure;
@@ -17,9 +17,6 @@ use crate::record::{self, Record};
 use crate::store::Inner;
 use crate::terms::Term;
 use crate::{events, names};
-
-/// Renewals of one holder sent at once by `renew_all`.
-const CONCURRENT_RENEWALS: usize = 16;
 
 /// Writes attempted when the object changed under a term that is still the caller's (someone
 /// else annotated or labelled it).
@@ -96,31 +93,7 @@ pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
 /// several objects). A renewal whose outcome is unknown is in neither list (its term is not
 /// confirmed, and the next call tries again); the call fails only if every renewal did.
 pub(crate) async fn renew_all(inner: &Inner, params: RenewAllParams) -> Result<RenewAllOutcome> {
-    let holder = params.holder;
-    let results: Vec<_> = stream::iter(params.leases)
-        .map(|(name, token)| {
-            let params = RenewParams { name: name.clone(), holder: holder.clone(), token };
-            async move { (name, renew(inner, params).await) }
-        })
-        .buffered(CONCURRENT_RENEWALS)
-        .collect()
-        .await;
-    let mut outcome = RenewAllOutcome::default();
-    let mut failed = None;
-    for (name, result) in results {
-        match result {
-            Ok(lease) => outcome.renewed.push(lease),
-            Err(err) if err.kind() == ErrorKind::LeaseLost => outcome.lost.push(name),
-            Err(err) => {
-                tracing::debug!(lease = %name, %err, "a renewal's outcome is unknown");
-                failed.get_or_insert(err);
-            }
-        }
-    }
-    match failed {
-        Some(err) if outcome.renewed.is_empty() && outcome.lost.is_empty() => Err(err),
-        _ => Ok(outcome),
-    }
+    renew_each(params, |params| renew(inner, params)).await
 }
 
 /// Releases the caller's term: the holder identity cleared, as client-go's release does, so

@@ -208,8 +208,8 @@ pub async fn store_restart_never_reissues_a_token(
     setup.check_ledger().await;
 }
 
-/// The store itself stalls past the TTL (`stall` makes it answer nothing for
-/// [`STALL`], then run what queued up): the holder steps down by its deadline, before anyone
+/// The store itself stalls past the TTL (`stall` makes it answer nothing for longer than
+/// the TTL, then run what queued up): the holder steps down by its deadline, before anyone
 /// else can hold the lease; the next holder's token is greater; no stale write landed.
 pub async fn stalled_store_lets_no_stale_write_land(setup: &Setup, stall: impl FnOnce()) {
     let mut a = setup.holder("a").await;
@@ -233,9 +233,6 @@ pub async fn stalled_store_lets_no_stale_write_land(setup: &Setup, stall: impl F
     assert!(next.token() > first.token(), "tokens must rise: {first:?} then {next:?}");
     setup.check_ledger().await;
 }
-
-/// How long [`stalled_store_lets_no_stale_write_land`] stalls the store: past the TTL.
-pub const STALL: Duration = Duration::from_secs(4);
 
 /// The store slows down for the leader, every chunk each way held `delay` in the proxy, for
 /// twice the TTL, then recovers: the leader keeps the lease or loses it, but never writes past

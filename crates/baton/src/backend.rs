@@ -63,8 +63,8 @@ fn scheme(url: &str) -> &str {
 pub enum UrlKind {
     /// Leases and state: jobs, executions, nodes, batches and actions.
     Everything,
-    /// Leases only (Redis, etcd, ZooKeeper, Kubernetes): state needs another store beside it, see
-    /// [`connect_split`].
+    /// Leases only (Redis, etcd, ZooKeeper, Kubernetes, Consul, DynamoDB, Azure Blob): state
+    /// needs another store beside it, see [`connect_split`].
     LeasesOnly,
 }
 
@@ -87,6 +87,12 @@ pub fn url_kind(url: &str) -> Result<UrlKind> {
         "etcd" | "etcds" => Ok(UrlKind::LeasesOnly),
         #[cfg(feature = "kube")]
         "kube" => Ok(UrlKind::LeasesOnly),
+        #[cfg(feature = "consul")]
+        "consul" => Ok(UrlKind::LeasesOnly),
+        #[cfg(feature = "azblob")]
+        "azblob" => Ok(UrlKind::LeasesOnly),
+        #[cfg(feature = "dynamodb")]
+        "dynamodb" => Ok(UrlKind::LeasesOnly),
         _ => Err(unknown_scheme(url)),
     }
 }
@@ -99,9 +105,9 @@ fn is_lease_only(url: &str) -> bool {
 /// `mysql://…` (or `mariadb://…`), or `memory://` (this process only: for examples and tests). Leases and state are both kept
 /// there.
 ///
-/// A lease-only store (`redis://…`, `etcd://…`, `zk://…`, `kube://…`) is refused with one line: open it with
-/// [`connect_leases`],
-/// or pair it with a state store with [`connect_split`].
+/// A lease-only store (`redis://…`, `etcd://…`, `zk://…`, `kube://…`, `consul://…`,
+/// `dynamodb://…`, `azblob://…`) is refused with one line: open it with [`connect_leases`], or
+/// pair it with a state store with [`connect_split`].
 ///
 /// Opening does not change the store; call [`Backend::migrate`] to create or upgrade its schema.
 pub async fn connect(url: &str) -> Result<Backend> {
@@ -162,6 +168,9 @@ fn unknown_scheme(url: &str) -> Error {
         (cfg!(feature = "zookeeper"), "zk://HOST:PORT[,…][/CHROOT]"),
         (cfg!(feature = "etcd"), "etcd[s]://HOST:PORT[,…]"),
         (cfg!(feature = "kube"), "kube://[NAMESPACE]"),
+        (cfg!(feature = "consul"), "consul://HOST:PORT"),
+        (cfg!(feature = "azblob"), "azblob://ACCOUNT/CONTAINER[?endpoint=URL]"),
+        (cfg!(feature = "dynamodb"), "dynamodb://TABLE?region=REGION"),
     ]
     .into_iter()
     .filter_map(|(built, form)| built.then_some(form))
@@ -180,7 +189,9 @@ fn unknown_scheme(url: &str) -> Error {
 /// Opens only the lease store named by `url`: any scheme [`connect`] accepts, and the lease-only
 /// stores (`redis://…`, `rediss://…`, `redis+sentinel://…` and `rediss+sentinel://…` with the
 /// `redis` feature, `etcd://…` and `etcds://…` with the `etcd` feature, `zk://…` with the
-/// `zookeeper` feature, `kube://…` with the `kube` feature).
+/// `zookeeper` feature, `kube://…` with the `kube` feature, `consul://…` with the `consul`
+/// feature, `dynamodb://…` with the `dynamodb` feature, `azblob://…` with the `azblob`
+/// feature).
 ///
 /// Opening does not change the store; a SQL store still needs [`Backend::migrate`] once.
 pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
@@ -200,6 +211,12 @@ async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)>
         "etcd" | "etcds" => Ok((Arc::new(baton_etcd::EtcdLeaseStore::connect(url).await?), None)),
         #[cfg(feature = "kube")]
         "kube" => Ok((Arc::new(baton_kube::KubeLeaseStore::connect(url).await?), None)),
+        #[cfg(feature = "consul")]
+        "consul" => Ok((Arc::new(baton_consul::ConsulLeaseStore::connect(url).await?), None)),
+        #[cfg(feature = "azblob")]
+        "azblob" => Ok((Arc::new(baton_azblob::AzblobLeaseStore::connect(url).await?), None)),
+        #[cfg(feature = "dynamodb")]
+        "dynamodb" => Ok((Arc::new(baton_dynamodb::DynamoDbLeaseStore::connect(url).await?), None)),
         _ => {
             let mut backend = connect(url).await?;
             Ok((backend.leases, backend.schemas.pop()))

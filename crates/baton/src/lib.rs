@@ -78,8 +78,14 @@ pub use elector::{
 };
 pub use handler_error::HandlerError;
 
+#[cfg(feature = "azblob")]
+pub use baton_azblob as azblob;
+#[cfg(feature = "consul")]
+pub use baton_consul as consul;
 /// The core vocabulary and backend traits, for backend authors and advanced use.
 pub use baton_core as core;
+#[cfg(feature = "dynamodb")]
+pub use baton_dynamodb as dynamodb;
 #[cfg(feature = "etcd")]
 pub use baton_etcd as etcd;
 #[cfg(feature = "kube")]

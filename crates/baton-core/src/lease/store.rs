@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::{ChangeReason, FencingToken, HistoryParams, HolderId, LeaderChange, Lease, LeaseName};
+use super::{
+    ChangeReason, FencingToken, HistoryParams, HolderId, LeaderChange, Lease, LeaseName, TtlRange,
+};
 use crate::error::Result;
 use crate::page::Page;
 use crate::time::StoreTime;
@@ -88,12 +90,20 @@ pub struct ForceReleaseParams {
 pub struct Capabilities {
     /// [`LeaseStore::subscribe`] returns a feed of released leases.
     pub change_notification: bool,
+    /// The TTLs [`LeaseStore::acquire`] grants; it refuses others with `InvalidInput`.
+    pub ttls: TtlRange,
 }
 
 impl Capabilities {
     /// Capabilities with change notification switched on or off.
     pub fn with_change_notification(mut self, on: bool) -> Self {
         self.change_notification = on;
+        self
+    }
+
+    /// Capabilities granting the TTLs of `ttls`.
+    pub fn with_ttls(mut self, ttls: TtlRange) -> Self {
+        self.ttls = ttls;
         self
     }
 }

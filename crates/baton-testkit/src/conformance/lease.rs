@@ -20,17 +20,12 @@ pub trait LeaseHarness: Send + Sync {
     async fn store(&self) -> Arc<dyn LeaseStore>;
     /// Deletes a lease record directly, as an operator cleaning up the table would.
     async fn delete_record(&self, name: &LeaseName);
-    /// The shortest TTL the store grants as asked; the suite's short leases last at least this
-    /// long. Stores that grant any TTL from 10 ms keep the default, zero; etcd grants whole
-    /// seconds from a minimum.
-    fn shortest_ttl(&self) -> Duration {
-        Duration::ZERO
-    }
 }
 
-/// A short TTL for expiry cases: `wanted`, or the store's shortest if that is longer.
-pub(crate) fn short_ttl(h: &dyn LeaseHarness, wanted: Duration) -> Duration {
-    wanted.max(h.shortest_ttl())
+/// A short TTL for expiry cases: `wanted` where the store grants it, else the granted TTL
+/// nearest to it (the store's shortest, for the TTLs asked here).
+pub(crate) fn short_ttl(store: &dyn LeaseStore, wanted: Duration) -> Duration {
+    store.capabilities().ttls.nearest(wanted)
 }
 
 /// Instantiates the lease conformance suite: one `#[tokio::test]` per case, each calling
@@ -135,7 +130,7 @@ pub async fn tokens_rise_across_every_way_a_lease_changes_hands(h: &dyn LeaseHar
     assert_eq!(reason, ChangeReason::Fresh);
     tokens.push(lease.token);
 
-    let short = short_ttl(h, Duration::from_millis(200));
+    let short = short_ttl(&*store, Duration::from_millis(200));
     let holder = unique_holder("e");
     store.release(release_params(&lease)).await.unwrap();
     let (expiring, _) =
@@ -170,7 +165,7 @@ pub async fn stale_holder_cannot_renew_or_release(h: &dyn LeaseHarness) {
     let (name, a, b) = (unique_name("stale"), unique_holder("a"), unique_holder("b"));
     let (old, _) = granted(
         store
-            .acquire(acquire_params(&name, &a, short_ttl(h, Duration::from_millis(100))))
+            .acquire(acquire_params(&name, &a, short_ttl(&*store, Duration::from_millis(100))))
             .await
             .unwrap(),
     );
@@ -192,7 +187,7 @@ pub async fn stale_holder_cannot_renew_or_release(h: &dyn LeaseHarness) {
 pub async fn expiry_is_judged_on_the_store_clock(h: &dyn LeaseHarness) {
     let store = h.store().await;
     let (name, a, b) = (unique_name("expiry"), unique_holder("a"), unique_holder("b"));
-    let ttl = short_ttl(h, Duration::from_millis(300));
+    let ttl = short_ttl(&*store, Duration::from_millis(300));
     let (old, _) = granted(store.acquire(acquire_params(&name, &a, ttl)).await.unwrap());
     assert_eq!(old.expires_at, old.acquired_at.saturating_add(ttl));
     let (new, reason) = acquire_when_free(&*store, &name, &b).await;

@@ -16,7 +16,7 @@ use super::{unique_holder, unique_name};
 pub async fn a_leader_change_records_when_the_previous_term_ended(h: &dyn LeaseHarness) {
     let store = h.store().await;
     let name = unique_name("failover");
-    let ttl = super::lease::short_ttl(h, Duration::from_millis(300));
+    let ttl = super::lease::short_ttl(&*store, Duration::from_millis(300));
     let first = grant(&*store, &name, ttl).await.expect("a free lease is granted");
     assert_eq!(latest(&*store, &name).await.previous_end, None, "a fresh lease");
 

@@ -8,8 +8,8 @@ use tempfile::TempDir;
 
 use crate::faults::{self, Setup};
 use crate::servers::{
-    EtcdServer, KubeApiServer, MariadbServer, PostgresServer, RedisServer, ServerProcess,
-    ZookeeperServer,
+    AzuriteServer, ConsulServer, EtcdServer, KubeApiServer, MariadbServer, MotoServer,
+    PostgresServer, RedisServer, ServerProcess, ZookeeperServer,
 };
 
 /// A store the matrix covers.
@@ -30,11 +30,19 @@ pub enum Store {
     /// Lease objects on the testkit's emulated Kubernetes API server; the ledger in an SQLite
     /// file beside it.
     Kubernetes,
+    /// Consul sessions and keys on the testkit's emulated Consul agent; the ledger in an
+    /// SQLite file beside it.
+    Consul,
+    /// Blob leases on Azurite, Microsoft's Azure Storage emulator; the ledger in an SQLite file
+    /// beside it.
+    AzureBlob,
+    /// Items of one table on moto's DynamoDB emulation; the ledger in an SQLite file beside it.
+    DynamoDb,
 }
 
 impl Store {
     /// Every store, in the table's order.
-    pub const ALL: [Store; 7] = [
+    pub const ALL: [Store; 10] = [
         Store::Sqlite,
         Store::Postgres,
         Store::Mariadb,
@@ -42,6 +50,9 @@ impl Store {
         Store::Etcd,
         Store::Zookeeper,
         Store::Kubernetes,
+        Store::Consul,
+        Store::AzureBlob,
+        Store::DynamoDb,
     ];
 
     /// The name used on the command line and in the table.
@@ -54,12 +65,30 @@ impl Store {
             Store::Etcd => "etcd",
             Store::Zookeeper => "zookeeper",
             Store::Kubernetes => "kubernetes",
+            Store::Consul => "consul",
+            Store::AzureBlob => "azblob",
+            Store::DynamoDb => "dynamodb",
         }
     }
 
     /// The store named `name`.
     pub fn parse(name: &str) -> Option<Store> {
         Store::ALL.into_iter().find(|store| store.name() == name)
+    }
+
+    /// The TTL the holders ask for: [`faults::TTL`], or the shortest the store grants.
+    pub fn ttl(self) -> Duration {
+        match self {
+            Store::Consul => Duration::from_secs(10),
+            Store::AzureBlob => baton::azblob::MIN_TTL,
+            _ => faults::TTL,
+        }
+    }
+
+    /// Whether the store is an emulation running inside the test process, which cannot be
+    /// frozen on its own.
+    pub fn in_process(self) -> bool {
+        matches!(self, Store::Kubernetes | Store::Consul)
     }
 
     /// Starts a throwaway instance whose holders run `holder_binary`. Panics if it cannot.
@@ -77,13 +106,16 @@ impl Store {
             Server::Etcd(server) => (server.url(), Some(beside)),
             Server::Zookeeper(server) => (server.url(), Some(beside)),
             Server::Kubernetes(server) => (kube_url(&server.kubeconfig()), Some(beside)),
+            Server::Consul(server) => (server.url(), Some(beside)),
+            Server::AzureBlob(server) => (server.url(), Some(beside)),
+            Server::DynamoDb(server) => (server.url(), Some(beside)),
         };
         let setup = Setup {
             binary: holder_binary.to_string(),
             ledger: ledger.unwrap_or_else(|| url.clone()),
             url,
             lease: "ledger-writer".to_string(),
-            ttl: faults::TTL,
+            ttl: self.ttl(),
         };
         StoreUnderTest { setup, server: Arc::new(server), dir }
     }
@@ -105,6 +137,9 @@ enum Server {
     Etcd(EtcdServer),
     Zookeeper(ZookeeperServer),
     Kubernetes(KubeApiServer),
+    Consul(ConsulServer),
+    AzureBlob(AzuriteServer),
+    DynamoDb(MotoServer),
 }
 
 impl Server {
@@ -117,18 +152,23 @@ impl Server {
             Store::Etcd => Server::Etcd(EtcdServer::start()),
             Store::Zookeeper => Server::Zookeeper(ZookeeperServer::start()),
             Store::Kubernetes => Server::Kubernetes(KubeApiServer::start()),
+            Store::Consul => Server::Consul(ConsulServer::start()),
+            Store::AzureBlob => Server::AzureBlob(AzuriteServer::start()),
+            Store::DynamoDb => Server::DynamoDb(MotoServer::start()),
         }
     }
 
     /// The server's process, where the store is one.
     fn process(&self) -> Option<&ServerProcess> {
         match self {
-            Server::Sqlite | Server::Kubernetes(_) => None,
+            Server::Sqlite | Server::Kubernetes(_) | Server::Consul(_) => None,
             Server::Postgres(server) => Some(server.process()),
             Server::Mariadb(server) => Some(server.process()),
             Server::Redis(server) => Some(server.process()),
             Server::Etcd(server) => Some(server.process()),
             Server::Zookeeper(server) => Some(server.process()),
+            Server::AzureBlob(server) => Some(server.process()),
+            Server::DynamoDb(server) => Some(server.process()),
         }
     }
 }
@@ -143,6 +183,7 @@ impl StoreUnderTest {
         match &*self.server {
             Server::Sqlite => None,
             Server::Kubernetes(server) => Some(server.port()),
+            Server::Consul(server) => Some(server.port()),
             server => server.process().map(ServerProcess::port),
         }
     }
@@ -168,10 +209,14 @@ impl StoreUnderTest {
         }
     }
 
-    /// Crashes the store: SIGKILL of its server, or the emulated API server's port closed.
+    /// Crashes the store: SIGKILL of its server, or an emulation's port closed. Azurite is
+    /// stopped gracefully instead: it saves its data only every 5 s and on a graceful stop, so
+    /// a kill would lose the last writes, which Azure itself never does.
     pub fn crash(&self) {
         match &*self.server {
+            Server::AzureBlob(server) => server.process().stop(),
             Server::Kubernetes(server) => server.stop(),
+            Server::Consul(server) => server.stop(),
             server => server.process().expect("a server process").kill(),
         }
     }
@@ -180,6 +225,7 @@ impl StoreUnderTest {
     pub fn restart(&self) {
         match &*self.server {
             Server::Kubernetes(server) => server.restart(),
+            Server::Consul(server) => server.restart(),
             server => server.process().expect("a server process").restart(),
         }
     }

@@ -7,13 +7,18 @@
 //! loopback address; all four can serve TLS. [`SentinelTopology`] puts a Redis master, its
 //! replica and sentinels together; [`ZookeeperServer`] and [`ZookeeperEnsemble`] run ZooKeeper
 //! standalone or as three members. [`KubeApiServer`] emulates the part of the Kubernetes API a
-//! Lease-based leader elector uses, over an [`EtcdServer`] of its own.
+//! Lease-based leader elector uses, over an [`EtcdServer`] of its own; [`ConsulServer`]
+//! emulates the slice of Consul's HTTP API that the Consul lease store uses.
 
+mod azurite;
+mod consul;
 mod etcd;
 mod family;
+mod http_emulation;
 mod kube_api;
 mod mariadb;
 mod mariadb_config;
+mod moto;
 mod postgres;
 mod postgres_config;
 mod process;
@@ -24,10 +29,13 @@ mod template;
 mod tls;
 mod zookeeper;
 
+pub use azurite::{AZURITE_VERSION, AzuriteServer};
+pub use consul::ConsulServer;
 pub use etcd::{EtcdCluster, EtcdServer};
 pub use kube_api::KubeApiServer;
 pub use mariadb::MariadbServer;
 pub use mariadb_config::MariadbConfig;
+pub use moto::MotoServer;
 pub use postgres::PostgresServer;
 pub use postgres_config::PostgresConfig;
 pub use process::ServerProcess;

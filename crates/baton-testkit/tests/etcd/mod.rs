@@ -55,10 +55,6 @@ impl LeaseHarness for Etcd {
             }
         }
     }
-
-    fn shortest_ttl(&self) -> Duration {
-        SHORTEST_TTL
-    }
 }
 
 pub use baton_testkit::conformance::acquire_granted as acquire;

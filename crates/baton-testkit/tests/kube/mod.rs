@@ -68,10 +68,6 @@ impl LeaseHarness for Kube {
         let deleted = self.server.etcd().delete_key(&format!("/registry/leases/default/{name}"));
         assert!(deleted, "the Lease {name} is where kube-apiserver keeps it");
     }
-
-    fn shortest_ttl(&self) -> Duration {
-        SHORTEST_TTL
-    }
 }
 
 /// An elector following client-go's `tryAcquireOrRenew` on the same Lease: it takes the lease

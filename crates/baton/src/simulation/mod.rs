@@ -57,9 +57,14 @@ fn seeds() -> Vec<u64> {
     }
 }
 
-/// Fails with the first broken promise of any seed, and the command that replays it.
+/// Fails with the first broken promise of any seed, and the command that replays it; and if
+/// the faults moved the work too seldom for the checks to mean much: in more than one seed in
+/// ten, three terms or fewer (a seed whose faults happen to miss the holders is fine alone, and
+/// so is a single seed replayed).
 fn every_seed_keeps_its_promises<I: Incarnation>(test: &str) {
-    for seed in seeds() {
+    let seeds = seeds();
+    let mut quiet = Vec::new();
+    for &seed in &seeds {
         let run = simulate::<I>(seed, None);
         let violations = check::violations(&run);
         assert!(
@@ -68,12 +73,18 @@ fn every_seed_keeps_its_promises<I: Incarnation>(test: &str) {
              baton --lib simulation::{test}):\n{}",
             violations.join("\n")
         );
-        assert!(
-            run.terms.len() > 3,
-            "seed {seed}: only {} terms were granted; the faults should force more",
-            run.terms.len()
-        );
+        if run.terms.len() <= 3 {
+            quiet.push(seed);
+        }
     }
+    assert!(
+        seeds.len() < 10 || quiet.len() * 10 <= seeds.len(),
+        "the faults granted three terms or fewer in {} of {} seeds, such as {:?}: they should \
+         force more",
+        quiet.len(),
+        seeds.len(),
+        &quiet[..quiet.len().min(5)]
+    );
 }
 
 /// Finds a seed that catches `bug` in the scenario of `I`, trying up to five times as many

@@ -9,6 +9,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::AUTHORIZATION;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 
+use super::super::http_emulation::{Handler, LostAnswer};
 use super::codec;
 use super::handlers::{self, Call};
 use super::query::Query;
@@ -34,18 +35,6 @@ pub(super) struct App {
     /// The Leases whose next replace, patch or delete is applied and its answer lost.
     losing: Mutex<BTreeSet<String>>,
 }
-
-/// The answer to a write was lost: the connection closes without it, the write applied.
-#[derive(Debug)]
-pub(super) struct LostAnswer;
-
-impl std::fmt::Display for LostAnswer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the answer was lost on purpose")
-    }
-}
-
-impl std::error::Error for LostAnswer {}
 
 impl App {
     /// The server over `store`, accepting `token`, reached at `address`.
@@ -87,20 +76,6 @@ impl App {
         };
         let mut losing = self.losing.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         name.is_some_and(|name| losing.remove(&name))
-    }
-
-    /// Answers `request`, or serves it and loses the answer (see
-    /// [`lose_answer_to`](Self::lose_answer_to)).
-    pub(super) async fn answer(
-        self: Arc<Self>,
-        request: Request<Incoming>,
-    ) -> Result<Response<HttpBody>, LostAnswer> {
-        let lost = self.loses_answer(&request);
-        let answer = self.serve(request).await.unwrap_or_else(response::error);
-        match lost {
-            true => Err(LostAnswer),
-            false => Ok(answer),
-        }
     }
 
     async fn serve(&self, request: Request<Incoming>) -> Result<Response<HttpBody>, ApiError> {
@@ -169,6 +144,22 @@ impl App {
             resource.group
         );
         Err(ApiError::forbidden(resource, name, why))
+    }
+}
+
+impl Handler for App {
+    /// Answers `request`, or serves it and loses the answer (see
+    /// [`lose_answer_to`](App::lose_answer_to)).
+    async fn answer(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+    ) -> Result<Response<HttpBody>, LostAnswer> {
+        let lost = self.loses_answer(&request);
+        let answer = self.serve(request).await.unwrap_or_else(response::error);
+        match lost {
+            true => Err(LostAnswer),
+            false => Ok(answer),
+        }
     }
 }
 

@@ -23,7 +23,6 @@ mod gateway_watch;
 mod handlers;
 mod kubeconfig;
 mod lease;
-mod listener;
 mod namespace;
 mod object;
 mod patch;
@@ -32,7 +31,6 @@ mod reads;
 mod resources;
 mod response;
 mod routes;
-mod runtime;
 mod selectors;
 mod status;
 mod storage;
@@ -43,20 +41,17 @@ mod validation;
 mod watch;
 mod writes;
 
-use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
-use tokio::net::TcpListener;
 
 use super::etcd::EtcdServer;
+use super::http_emulation::{ServerThread, Serving, bind};
 use app::App;
 use event::Event;
 use lease::Lease;
-use listener::Serving;
 use namespace::Namespace;
-use runtime::ServerThread;
 use storage::Store;
 use tls::ServerCertificate;
 
@@ -83,7 +78,7 @@ impl KubeApiServer {
     /// once it serves. Panics if etcd cannot start.
     pub fn start() -> KubeApiServer {
         let etcd = EtcdServer::start();
-        let runtime = ServerThread::start();
+        let runtime = ServerThread::start("kube-api");
         let listener = bind(&runtime, 0);
         let port = listener.local_addr().expect("a bound listener has an address").port();
         let token: String = (0..32).map(|_| fastrand::alphanumeric()).collect();
@@ -99,7 +94,7 @@ impl KubeApiServer {
         let tls_kubeconfig = dir.path().join("kubeconfig-tls");
         let tls_url = format!("https://127.0.0.1:{port}");
         kubeconfig::write(&tls_kubeconfig, &tls_url, &token, Some(certificate.cert_pem()));
-        let serving = Serving::start(&runtime, listener, app.clone(), certificate.acceptor());
+        let serving = Serving::start(&runtime, listener, app.clone(), Some(certificate.acceptor()));
         let server = KubeApiServer {
             app,
             serving: Mutex::new(Some(serving)),
@@ -167,7 +162,7 @@ impl KubeApiServer {
         }
         let listener = bind(&self.runtime, self.port);
         let tls = self.certificate.acceptor();
-        *serving = Some(Serving::start(&self.runtime, listener, self.app.clone(), tls));
+        *serving = Some(Serving::start(&self.runtime, listener, self.app.clone(), Some(tls)));
     }
 
     /// Compacts etcd at its current revision: a watch from an older resourceVersion gets 410
@@ -247,12 +242,4 @@ impl Drop for KubeApiServer {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-/// A listener on `port` on loopback (0 for a free one), made on the server's runtime.
-fn bind(runtime: &ServerThread, port: u16) -> TcpListener {
-    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    runtime
-        .run(async move { TcpListener::bind(address).await })
-        .unwrap_or_else(|err| panic!("cannot listen on {address}: {err}"))
 }

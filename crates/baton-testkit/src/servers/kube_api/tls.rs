@@ -1,16 +1,11 @@
 //! TLS on the server's port, for clients that send credentials only over TLS (kubectl and every
-//! client-go program): a self-signed certificate for 127.0.0.1, made at start, and telling a
-//! TLS connection from a plain one by its first byte.
+//! client-go program): a self-signed certificate for 127.0.0.1, made at start.
 
 use std::sync::Arc;
 
 use rustls::ServerConfig;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
-
-/// The first byte of a TLS connection: a handshake record.
-const HANDSHAKE_RECORD: u8 = 0x16;
 
 /// The server's certificate and what accepts TLS with it.
 pub(super) struct ServerCertificate {
@@ -48,11 +43,4 @@ impl ServerCertificate {
     pub(super) fn acceptor(&self) -> TlsAcceptor {
         self.acceptor.clone()
     }
-}
-
-/// Whether the client on `stream` opens with a TLS handshake (waits for its first byte).
-pub(super) async fn opens_tls(stream: &TcpStream) -> std::io::Result<bool> {
-    let mut first = [0u8; 1];
-    let read = stream.peek(&mut first).await?;
-    Ok(read == 1 && first[0] == HANDSHAKE_RECORD)
 }

@@ -9,35 +9,35 @@ use tokio::runtime::{Builder, Handle};
 use tokio::sync::oneshot;
 
 /// The thread and its runtime.
-pub(super) struct ServerThread {
+pub(crate) struct ServerThread {
     handle: Handle,
     quit: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl ServerThread {
-    /// Starts the thread and its runtime.
-    pub(super) fn start() -> ServerThread {
+    /// Starts the thread, named `name`, and its runtime.
+    pub(crate) fn start(name: &str) -> ServerThread {
         let (quit, quitting) = oneshot::channel::<()>();
         let (handle_sender, handle_receiver) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
-            .name("kube-api".into())
+            .name(name.to_string())
             .spawn(move || {
-                let runtime = Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap_or_else(|err| panic!("cannot start the kube-api runtime: {err}"));
+                let runtime =
+                    Builder::new_current_thread().enable_all().build().unwrap_or_else(|err| {
+                        panic!("cannot start the emulated server's runtime: {err}")
+                    });
                 let _ = handle_sender.send(runtime.handle().clone());
                 // Runs the spawned tasks until told to quit (or the server is dropped).
                 let _ = runtime.block_on(quitting);
             })
-            .unwrap_or_else(|err| panic!("cannot start the kube-api thread: {err}"));
-        let handle = handle_receiver.recv().expect("the kube-api thread hands over its runtime");
+            .unwrap_or_else(|err| panic!("cannot start the emulated server's thread: {err}"));
+        let handle = handle_receiver.recv().expect("the server thread hands over its runtime");
         ServerThread { handle, quit: Some(quit), thread: Some(thread) }
     }
 
     /// Runs `future` on the server's runtime and waits for its output (blocking the caller).
-    pub(super) fn run<F>(&self, future: F) -> F::Output
+    pub(crate) fn run<F>(&self, future: F) -> F::Output
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -46,11 +46,11 @@ impl ServerThread {
         self.handle.spawn(async move {
             let _ = sender.send(future.await);
         });
-        receiver.recv().expect("the kube-api runtime runs the future to its end")
+        receiver.recv().expect("the server runtime runs the future to its end")
     }
 
     /// Runs `future` on the server's runtime without waiting.
-    pub(super) fn spawn<F>(&self, future: F)
+    pub(crate) fn spawn<F>(&self, future: F)
     where
         F: Future<Output = ()> + Send + 'static,
     {
