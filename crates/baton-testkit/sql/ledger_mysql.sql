@@ -1,13 +1,16 @@
+-- Each writer appends to one resource, fenced on its own.
 CREATE TABLE IF NOT EXISTS baton_test_ledger (
     seq BIGINT AUTO_INCREMENT PRIMARY KEY,
+    resource VARCHAR(200) NOT NULL,
     writer VARCHAR(100) NOT NULL,
     token BIGINT NOT NULL,
     -- How long (µs) the writer's claim still had when the entry was written; NULL when the
-    -- write was not made under a claim (a deliberate stale write).
+    -- write was not checked against a claim (a deliberate stale write, or a job's).
     margin_us BIGINT
 ) ENGINE = InnoDB;
 CREATE TABLE IF NOT EXISTS baton_test_ledger_rejections (
     seq BIGINT AUTO_INCREMENT PRIMARY KEY,
+    resource VARCHAR(200) NOT NULL,
     writer VARCHAR(100) NOT NULL,
     token BIGINT NOT NULL
 ) ENGINE = InnoDB;

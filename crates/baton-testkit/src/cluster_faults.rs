@@ -43,6 +43,10 @@ pub struct Setup {
     pub binary: String,
     /// Backend URL the nodes use.
     pub url: String,
+    /// Where their leases are: `url` itself, or a lease-only store beside it.
+    pub leases: String,
+    /// Their election's TTL: [`TTL`](crate::faults::TTL), or the lease store's shortest.
+    pub ttl: Duration,
 }
 
 impl Setup {
@@ -53,7 +57,7 @@ impl Setup {
         backend.migrate().await.expect("migrating the store");
         let ledger = ItemLedger::create(&self.url).await.expect("creating the item ledger");
         Cluster {
-            binary: self.binary.clone(),
+            setup: self.clone(),
             store: backend.cluster(),
             ledger,
             nodes: Vec::new(),
@@ -100,7 +104,7 @@ struct Held {
 
 /// Three node processes over one store, and the test's view of the store.
 pub struct Cluster {
-    binary: String,
+    setup: Setup,
     store: Arc<dyn ClusterStore>,
     ledger: ItemLedger,
     nodes: Vec<ClusterNode>,
@@ -112,7 +116,8 @@ pub struct Cluster {
 impl Cluster {
     /// Starts node `name` on `url` and waits until it runs.
     async fn start(&mut self, name: &str, url: &str) {
-        let mut node = ClusterNode::spawn(&self.binary, url, name);
+        let setup = &self.setup;
+        let mut node = ClusterNode::spawn(&setup.binary, [url, &setup.leases], setup.ttl, name);
         node.expect("READY", PATIENCE).await;
         self.nodes.push(node);
     }

@@ -15,6 +15,7 @@ use tokio::process::Command;
 
 pub use crate::evented::Event;
 use crate::evented::EventedProcess;
+use crate::node_args::NodeArgs;
 
 /// How often a node heartbeats, claims, and (leading) sweeps.
 pub const HEARTBEAT_INTERVAL: Duration = Duration::from_millis(200);
@@ -135,10 +136,11 @@ pub struct ClusterNode {
 }
 
 impl ClusterNode {
-    /// Starts `binary` (the path of `baton-cluster-node`) on `url` as node `name`.
-    pub fn spawn(binary: &str, url: &str, name: &str) -> Self {
+    /// Starts `binary` (the path of `baton-cluster-node`) on the backend `url` with its leases
+    /// at `leases` under `ttl`, as node `name`.
+    pub fn spawn(binary: &str, [url, leases]: [&str; 2], ttl: Duration, name: &str) -> Self {
         let mut command = Command::new(binary);
-        command.args([url, name]);
+        command.args(NodeArgs::options(leases, ttl)).args([url, name]);
         ClusterNode { process: EventedProcess::spawn(command, name), name: name.to_string() }
     }
 

@@ -234,7 +234,7 @@ impl EventedProcess {
     /// read on the way. Panics with them if that takes longer than `within`.
     pub async fn expect_all(
         &mut self,
-        wanted: &[&dyn Fn(&Event) -> bool],
+        wanted: &[&(dyn Fn(&Event) -> bool + Sync)],
         within: Duration,
     ) -> Vec<Event> {
         let mut seen = Vec::new();

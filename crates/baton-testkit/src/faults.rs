@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::fake_clock::FakeClock;
 use crate::holder::HolderProcess;
 use crate::ledger::{Ledger, LedgerReport};
 use crate::proxy::{FaultProxy, Mode};
@@ -37,6 +38,8 @@ pub struct Setup {
     /// renews every fifth of it, steps down at seven tenths after its last renewal and retries
     /// every tenth, ± 20 %.
     pub ttl: Duration,
+    /// The holders' clocks: the host's, or set off from them (F6).
+    pub clock: FakeClock,
 }
 
 impl Setup {
@@ -49,11 +52,27 @@ impl Setup {
     /// Starts a holder named `writer` on `url` and waits until it is connected. A ledger kept
     /// in the lease store is reached through `url` too, so that a cut store cuts both.
     pub async fn holder_on(&self, url: &str, writer: &str) -> HolderProcess {
+        self.spawn_holder(url, writer, self.clock).await
+    }
+
+    /// Starts a holder named `writer` whose clocks are `clock`, and waits until it is
+    /// connected.
+    pub async fn holder_with_clock(&self, writer: &str, clock: FakeClock) -> HolderProcess {
+        self.spawn_holder(&self.url, writer, clock).await
+    }
+
+    async fn spawn_holder(&self, url: &str, writer: &str, clock: FakeClock) -> HolderProcess {
         let ledger = if self.ledger == self.url { url } else { &self.ledger };
-        let mut holder =
-            HolderProcess::spawn(&self.binary, [url, ledger, &self.lease], self.ttl, writer);
+        let urls = [url, ledger, &self.lease];
+        let mut holder = HolderProcess::spawn(&self.binary, urls, self.ttl, writer, clock);
         holder.expect("READY", PATIENCE).await;
         holder
+    }
+
+    /// How long after the last renewal's send a holder steps down, in real time: seven tenths
+    /// of the TTL on its own clock.
+    pub fn renew_deadline(&self) -> Duration {
+        (self.ttl * 7 / 10).div_f64(self.clock.rate)
     }
 
     /// Starts a holder on the setup's URL.
@@ -148,9 +167,8 @@ pub async fn cut_holder_steps_down_and_is_fenced_by(
     proxy.set_mode(cut);
     let cut_at = Instant::now();
     let (lost, _) = a.expect("LOST", PATIENCE).await;
-    let renew_interval = setup.ttl / 5;
-    let renew_deadline = setup.ttl * 7 / 10;
-    let bound = renew_interval + renew_deadline + MEASUREMENT_ALLOWANCE;
+    let renew_interval = (setup.ttl / 5).div_f64(setup.clock.rate);
+    let bound = renew_interval + setup.renew_deadline() + MEASUREMENT_ALLOWANCE;
     let stepped_down = lost.at.duration_since(cut_at);
     assert!(
         stepped_down <= bound,
@@ -325,4 +343,52 @@ pub async fn random_pauses_let_no_stale_or_late_write_land(
     let report = setup.check_ledger().await;
     assert!(changes >= 2, "the pauses never moved the leadership (seed {seed}): {report:?}");
     (report, changes)
+}
+
+/// Holders whose wall clocks disagree with the host's (F6): a's `skew_seconds` ahead, b's as
+/// far behind, c's on time. The leader is killed twice; each time another holder takes over
+/// only once the lease could have expired on the store's clock (no sooner than two thirds of
+/// the TTL after the kill), within TTL + retry, under a greater token; the ledger is clean. A
+/// store judging expiry by a holder's wall clock would let b or c take over at once. Answers
+/// the two takeover times.
+pub async fn skewed_clocks_take_over_only_after_expiry(
+    setup: &Setup,
+    skew_seconds: i64,
+) -> Vec<Duration> {
+    let mut holders = vec![setup.holder_with_clock("a", FakeClock::skewed(skew_seconds)).await];
+    let (mut term, _) = holders[0].expect("ACQUIRED", PATIENCE).await;
+    holders[0].expect("WROTE", PATIENCE).await;
+    holders.push(setup.holder_with_clock("b", FakeClock::skewed(-skew_seconds)).await);
+    holders.push(setup.holder_with_clock("c", FakeClock::REAL).await);
+    let (mut leader, mut takeovers) = (0, Vec::new());
+    for _ in 0..2 {
+        holders.remove(leader).kill9().await;
+        let killed = Instant::now();
+        let next;
+        (leader, next) = first_to_acquire(&mut holders).await;
+        let takeover = killed.elapsed();
+        assert!(
+            takeover >= setup.ttl * 2 / 3,
+            "taken over {takeover:?} after the kill, before the lease could expire: {next:?}"
+        );
+        let bound = setup.takeover_bound();
+        assert!(takeover <= bound, "taken over after {takeover:?}, more than {bound:?}");
+        assert!(next.token() > term.token(), "tokens must rise: {term:?} then {next:?}");
+        takeovers.push(takeover);
+        term = next;
+    }
+    setup.check_ledger().await;
+    takeovers
+}
+
+/// Which of one or two holders acquires first, and its event.
+async fn first_to_acquire(holders: &mut [HolderProcess]) -> (usize, crate::holder::Event) {
+    match holders {
+        [only] => (0, only.expect("ACQUIRED", PATIENCE).await.0),
+        [x, y] => tokio::select! {
+            (event, _) = x.expect("ACQUIRED", PATIENCE) => (0, event),
+            (event, _) = y.expect("ACQUIRED", PATIENCE) => (1, event),
+        },
+        _ => unreachable!("one or two holders"),
+    }
 }

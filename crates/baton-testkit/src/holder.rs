@@ -10,6 +10,7 @@ use tokio::process::Command;
 
 pub use crate::evented::Event;
 use crate::evented::EventedProcess;
+use crate::fake_clock::FakeClock;
 
 /// A running holder process; killed when dropped.
 pub struct HolderProcess {
@@ -20,15 +21,18 @@ pub struct HolderProcess {
 
 impl HolderProcess {
     /// Starts `binary` (the path of `baton-test-holder`) for a lease, given as the URL of its
-    /// store, the URL of the ledger's store and the lease's name.
+    /// store, the URL of the ledger's store and the lease's name, with its clocks set to
+    /// `clock`.
     pub fn spawn(
         binary: &str,
         [url, ledger, lease]: [&str; 3],
         ttl: Duration,
         writer: &str,
+        clock: FakeClock,
     ) -> Self {
         let mut command = Command::new(binary);
         command.args([url, ledger, lease, &ttl.as_millis().to_string(), writer]);
+        clock.apply(&mut command);
         HolderProcess {
             process: EventedProcess::spawn(command, writer),
             writer: writer.to_string(),

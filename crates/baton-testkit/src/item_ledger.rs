@@ -17,7 +17,7 @@ use std::ops::Range;
 use baton::FencingToken;
 use sqlx::Connection;
 
-use crate::job_ledger::JobLedger;
+use crate::ledger::{Ledger, on_each_pool};
 
 const CREATE_POSTGRES: &str = "
 CREATE TABLE IF NOT EXISTS baton_test_items (
@@ -39,13 +39,33 @@ CREATE TABLE IF NOT EXISTS baton_test_item_rejections (
     node TEXT NOT NULL, token INTEGER NOT NULL
 );";
 
-/// Writes the item unless it is there: run after the fence, whose lock orders the writers.
-const INSERT_ONCE: &str = "
-INSERT INTO baton_test_items (part, item, node, token)
-SELECT $1, $2, $3, $4
-WHERE NOT EXISTS (SELECT 1 FROM baton_test_items WHERE part = $1 AND item = $2)";
+const CREATE_MYSQL: &str = "
+CREATE TABLE IF NOT EXISTS baton_test_items (
+    seq BIGINT AUTO_INCREMENT PRIMARY KEY, part VARCHAR(200) NOT NULL, item BIGINT NOT NULL,
+    node VARCHAR(100) NOT NULL, token BIGINT NOT NULL
+) ENGINE = InnoDB;
+CREATE TABLE IF NOT EXISTS baton_test_item_rejections (
+    seq BIGINT AUTO_INCREMENT PRIMARY KEY, part VARCHAR(200) NOT NULL, item BIGINT NOT NULL,
+    node VARCHAR(100) NOT NULL, token BIGINT NOT NULL
+) ENGINE = InnoDB;";
+
+/// Finds the item's entry, if an earlier claim wrote it: read after the fence, whose lock orders
+/// the writers of a partition, so the read and the insert after it cannot interleave with
+/// another's.
+const FIND: &str = "SELECT seq FROM baton_test_items WHERE part = ? AND item = ?";
+
+/// [`FIND`] in PostgreSQL's placeholders.
+const FIND_POSTGRES: &str = "SELECT seq FROM baton_test_items WHERE part = $1 AND item = $2";
+
+const INSERT: &str = "INSERT INTO baton_test_items (part, item, node, token) VALUES (?, ?, ?, ?)";
+
+const INSERT_POSTGRES: &str =
+    "INSERT INTO baton_test_items (part, item, node, token) VALUES ($1, $2, $3, $4)";
 
 const REJECT: &str =
+    "INSERT INTO baton_test_item_rejections (part, item, node, token) VALUES (?, ?, ?, ?)";
+
+const REJECT_POSTGRES: &str =
     "INSERT INTO baton_test_item_rejections (part, item, node, token) VALUES ($1, $2, $3, $4)";
 
 const ENTRIES: &str = "SELECT part, item, token FROM baton_test_items ORDER BY seq";
@@ -117,28 +137,28 @@ impl ItemReport {
     }
 }
 
-/// The item sink on a SQL store, on pools opened as the job ledger opens them.
+/// The item sink on a SQL store, on the connections of a [`Ledger`].
 #[derive(Debug, Clone)]
-pub struct ItemLedger(JobLedger);
+pub struct ItemLedger(Ledger);
 
 impl ItemLedger {
     /// Connects to the sink on the store at `url`, whose baton schema is migrated and whose
     /// tables exist (see [`ItemLedger::create`]).
     pub async fn connect(url: &str) -> anyhow::Result<Self> {
-        Ok(ItemLedger(JobLedger::connect(url).await?))
+        Ok(ItemLedger(Ledger::connect(url).await?))
     }
 
     /// Connects and creates the sink's tables. Run it once before the writers start.
     pub async fn create(url: &str) -> anyhow::Result<Self> {
         let ledger = ItemLedger::connect(url).await?;
-        match &ledger.0 {
-            JobLedger::Postgres(pool) => {
-                sqlx::raw_sql(CREATE_POSTGRES).execute(pool).await?;
-            }
-            JobLedger::Sqlite(pool) => {
-                sqlx::raw_sql(CREATE_SQLITE).execute(pool).await?;
-            }
-        }
+        let tables = match &ledger.0 {
+            Ledger::Postgres(_) => CREATE_POSTGRES,
+            Ledger::Sqlite(_) => CREATE_SQLITE,
+            Ledger::Mysql(_) => CREATE_MYSQL,
+        };
+        on_each_pool!(&ledger.0, pool => {
+            sqlx::raw_sql(tables).execute(pool).await?;
+        });
         Ok(ledger)
     }
 
@@ -153,49 +173,65 @@ impl ItemLedger {
     ) -> anyhow::Result<Commit> {
         let fence = format!("items/{part}");
         let item = i64::try_from(item)?;
-        let written = match &self.0 {
-            JobLedger::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                match baton::postgres::check_and_bump(&mut tx, &fence, token).await {
+        let (find, insert, reject) = match &self.0 {
+            Ledger::Postgres(_) => (FIND_POSTGRES, INSERT_POSTGRES, REJECT_POSTGRES),
+            Ledger::Sqlite(_) | Ledger::Mysql(_) => (FIND, INSERT, REJECT),
+        };
+        // The partition's fence checked and bumped in the transaction `$tx` by the backend's
+        // own helper, then the item written unless it is there; answers whether it was
+        // written, or `None` when the fence refused the token as stale.
+        macro_rules! fenced {
+            ($tx:ident, $fence:path, $stale:pat) => {
+                match $fence(&mut $tx, &fence, token).await {
                     Ok(()) => {
-                        let insert = sqlx::query(INSERT_ONCE).bind(part).bind(item).bind(node);
-                        let done = insert.bind(token.to_store()).execute(&mut *tx).await?;
-                        tx.commit().await?;
-                        Some(done.rows_affected() == 1)
+                        let found: Option<i64> = sqlx::query_scalar(find)
+                            .bind(part)
+                            .bind(item)
+                            .fetch_optional(&mut *$tx)
+                            .await?;
+                        if found.is_none() {
+                            let insert = sqlx::query(insert).bind(part).bind(item).bind(node);
+                            insert.bind(token.to_store()).execute(&mut *$tx).await?;
+                        }
+                        $tx.commit().await?;
+                        Some(found.is_none())
                     }
-                    Err(baton::postgres::FenceError::Stale { .. }) => None,
+                    Err($stale) => None,
                     Err(err) => return Err(err.into()),
                 }
+            };
+        }
+        let written = match &self.0 {
+            Ledger::Postgres(pool) => {
+                let mut tx = pool.begin().await?;
+                fenced!(
+                    tx,
+                    baton::postgres::check_and_bump,
+                    baton::postgres::FenceError::Stale { .. }
+                )
             }
-            JobLedger::Sqlite(pool) => {
+            Ledger::Sqlite(pool) => {
                 let mut conn = pool.acquire().await?;
                 let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-                match baton::sqlite::fence::check_and_bump(&mut tx, &fence, token).await {
-                    Ok(()) => {
-                        let insert = sqlx::query(INSERT_ONCE).bind(part).bind(item).bind(node);
-                        let done = insert.bind(token.to_store()).execute(&mut *tx).await?;
-                        tx.commit().await?;
-                        Some(done.rows_affected() == 1)
-                    }
-                    Err(baton::sqlite::FenceError::Stale { .. }) => None,
-                    Err(err) => return Err(err.into()),
-                }
+                fenced!(
+                    tx,
+                    baton::sqlite::fence::check_and_bump,
+                    baton::sqlite::FenceError::Stale { .. }
+                )
+            }
+            Ledger::Mysql(pool) => {
+                let mut tx = pool.begin().await?;
+                fenced!(tx, baton::mysql::check_and_bump, baton::mysql::FenceError::Stale { .. })
             }
         };
         match written {
             Some(true) => Ok(Commit::Written),
             Some(false) => Ok(Commit::Redone),
             None => {
-                match &self.0 {
-                    JobLedger::Postgres(pool) => {
-                        let reject = sqlx::query(REJECT).bind(part).bind(item).bind(node);
-                        reject.bind(token.to_store()).execute(pool).await?;
-                    }
-                    JobLedger::Sqlite(pool) => {
-                        let reject = sqlx::query(REJECT).bind(part).bind(item).bind(node);
-                        reject.bind(token.to_store()).execute(pool).await?;
-                    }
-                }
+                on_each_pool!(&self.0, pool => {
+                    let rejection = sqlx::query(reject).bind(part).bind(item).bind(node);
+                    rejection.bind(token.to_store()).execute(pool).await?;
+                });
                 Ok(Commit::Rejected)
             }
         }
@@ -203,16 +239,10 @@ impl ItemLedger {
 
     /// Reads and checks the whole sink.
     pub async fn check(&self) -> anyhow::Result<ItemReport> {
-        let (entries, rejected): (Vec<(String, i64, i64)>, i64) = match &self.0 {
-            JobLedger::Postgres(pool) => (
-                sqlx::query_as(ENTRIES).fetch_all(pool).await?,
-                sqlx::query_scalar(REJECTED).fetch_one(pool).await?,
-            ),
-            JobLedger::Sqlite(pool) => (
-                sqlx::query_as(ENTRIES).fetch_all(pool).await?,
-                sqlx::query_scalar(REJECTED).fetch_one(pool).await?,
-            ),
-        };
+        let (entries, rejected): (Vec<(String, i64, i64)>, i64) = on_each_pool!(&self.0, pool => (
+            sqlx::query_as(ENTRIES).fetch_all(pool).await?,
+            sqlx::query_scalar(REJECTED).fetch_one(pool).await?,
+        ));
         let entries = entries.into_iter().map(|(part, item, token)| {
             anyhow::Ok((part, Entry { item: u64::try_from(item)?, token: u64::try_from(token)? }))
         });

@@ -12,6 +12,7 @@ use tokio::process::Command;
 
 pub use crate::evented::Event;
 use crate::evented::EventedProcess;
+use crate::node_args::NodeArgs;
 
 /// The leader election TTL of a node: renew every 600 ms, step down 2.1 s after the last
 /// renewal, retry every 300 ms ± 20 %.
@@ -93,11 +94,17 @@ pub struct NodeProcess {
 }
 
 impl NodeProcess {
-    /// Starts `binary` (the path of `baton-test-node`) on `url` as node `name`, running the
-    /// handlers of `jobs`.
-    pub fn spawn(binary: &str, url: &str, name: &str, jobs: &[&str]) -> Self {
+    /// Starts `binary` (the path of `baton-test-node`) on the backend `url` with its leases at
+    /// `leases` under `ttl`, as node `name`, running the handlers of `jobs`.
+    pub fn spawn(
+        binary: &str,
+        [url, leases]: [&str; 2],
+        ttl: Duration,
+        name: &str,
+        jobs: &[&str],
+    ) -> Self {
         let mut command = Command::new(binary);
-        command.args([url, name, &jobs.join(",")]);
+        command.args(NodeArgs::options(leases, ttl)).args([url, name, &jobs.join(",")]);
         NodeProcess { process: EventedProcess::spawn(command, name), name: name.to_string() }
     }
 

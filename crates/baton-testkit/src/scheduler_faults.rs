@@ -4,7 +4,7 @@
 //! Each scenario waits on the nodes' events or on the store's record (polled, with a timeout),
 //! never on a sleep, and ends like `baton audit`: the fires every job owed between the first
 //! fire on record and the last are recomputed and compared with the record (no duplicate, no
-//! unexplained missing fire), and the job ledger is checked (no stale write accepted). Every
+//! unexplained missing fire), and the ledger is checked (no stale write accepted). Every
 //! scenario also checks invariant I6 on the whole record and on the nodes' reports (see
 //! [`Cluster::finish`]).
 
@@ -17,7 +17,7 @@ use baton::core::{Execution, ExecutionStatus, Job, JobStore, Trigger};
 use baton::{ChangeReason, HistoryParams, Lease, LeaseName, LeaseStore, StoreTime};
 
 use crate::faults::{MEASUREMENT_ALLOWANCE, PATIENCE, retry_with_jitter};
-use crate::job_ledger::{JobLedger, LedgerReport};
+use crate::ledger::{Ledger, LedgerReport};
 use crate::node::{self, NodeProcess, Run, SLOW, TICK};
 
 /// The lease whose holder is the scheduler leader (the scheduler's default).
@@ -32,15 +32,26 @@ pub struct Setup {
     pub binary: String,
     /// Backend URL the nodes use.
     pub url: String,
+    /// Where their leases are: `url` itself, or a lease-only store beside it.
+    pub leases: String,
+    /// Their election's TTL: [`node::TTL`], or the lease store's shortest.
+    pub ttl: Duration,
 }
 
 impl Setup {
-    /// Migrates the store, creates the job ledger, and connects the test's own view of the
+    /// Nodes running `binary` with leases and state in the one store at `url`, under
+    /// [`node::TTL`].
+    pub fn on(binary: &str, url: String) -> Setup {
+        Setup { binary: binary.to_string(), leases: url.clone(), url, ttl: node::TTL }
+    }
+
+    /// Migrates the store, creates the ledger, and connects the test's own view of the
     /// record.
     pub async fn cluster(&self) -> Cluster {
-        let backend = baton::connect(&self.url).await.expect("connecting to the store");
+        let backend =
+            baton::connect_split(&self.leases, &self.url).await.expect("connecting to the store");
         backend.migrate().await.expect("migrating the store");
-        let ledger = JobLedger::create(&self.url).await.expect("creating the job ledger");
+        let ledger = Ledger::open(&self.url).await.expect("creating the ledger");
         Cluster {
             setup: self.clone(),
             jobs: backend.jobs(),
@@ -65,7 +76,7 @@ pub struct Measured {
     pub retried: Option<Duration>,
     /// The final audit: fires owed, ran, explained (skipped or missed), late, max lag.
     pub audit: String,
-    /// The job ledger's check.
+    /// The ledger's check.
     pub ledger: LedgerReport,
 }
 
@@ -93,7 +104,7 @@ pub struct Cluster {
     setup: Setup,
     jobs: Arc<dyn JobStore>,
     leases: Arc<dyn LeaseStore>,
-    ledger: JobLedger,
+    ledger: Ledger,
     nodes: Vec<NodeProcess>,
     /// Nodes killed: they cannot be asked to quit.
     gone: Vec<String>,
@@ -105,7 +116,9 @@ impl Cluster {
     pub async fn start(&mut self, names: &[&str], jobs: &[&str]) {
         let first = self.nodes.len();
         for name in names {
-            let node = NodeProcess::spawn(&self.setup.binary, &self.setup.url, name, jobs);
+            let setup = &self.setup;
+            let urls = [setup.url.as_str(), &setup.leases];
+            let node = NodeProcess::spawn(&setup.binary, urls, setup.ttl, name, jobs);
             self.nodes.push(node);
         }
         for node in &mut self.nodes[first..] {
@@ -229,7 +242,7 @@ impl Cluster {
         }
         let executions = self.executions().await;
         measured.audit = self.audit(&executions).await;
-        measured.ledger = self.ledger.check().await.expect("checking the job ledger");
+        measured.ledger = self.ledger.check().await.expect("checking the ledger");
         assert_eq!(measured.ledger.stale_accepted, 0, "stale writes accepted: {measured:?}");
         let reported = |kind: &str| -> Vec<Run> {
             self.nodes.iter().flat_map(|node| node.runs(kind)).collect()
@@ -404,10 +417,12 @@ fn node_of(execution: &Execution) -> String {
     execution.node.as_ref().expect("a claimed execution has a node").as_str().to_string()
 }
 
-/// How long the fail-over of a killed or paused leader may take: its lease's TTL, the
-/// contenders' retry period, and the allowance for a busy machine.
-pub fn failover_bound() -> Duration {
-    node::TTL + retry_with_jitter(node::TTL) + MEASUREMENT_ALLOWANCE
+impl Setup {
+    /// How long the fail-over of a killed or paused leader may take: its lease's TTL, the
+    /// contenders' retry period, and the allowance for a busy machine.
+    pub fn failover_bound(&self) -> Duration {
+        self.ttl + retry_with_jitter(self.ttl) + MEASUREMENT_ALLOWANCE
+    }
 }
 
 /// `kill -9` of the scheduler leader among three nodes: another node takes over within
@@ -427,7 +442,8 @@ pub async fn killed_leader_is_replaced_and_fires_resume(setup: &Setup) -> Measur
     let failover = lease.acquired_at.saturating_since(killed);
     measured.failover = Some(failover);
     assert_ne!(lease.holder.as_ref().map(|h| h.as_str()), Some(leader.as_str()));
-    assert!(failover <= failover_bound(), "fail-over took {failover:?}");
+    let bound = setup.failover_bound();
+    assert!(failover <= bound, "fail-over took {failover:?}, more than {bound:?}");
     cluster.assert_expired_takeover(&lease).await;
     let resumed = cluster
         .wait_record("a tick scheduled after the kill that succeeded", PATIENCE, |executions| {
@@ -538,15 +554,19 @@ pub async fn paused_leader_is_replaced_and_its_late_write_fenced(setup: &Setup) 
     assert!(retry_run.token > first.token, "{first:?} then {retry_run:?}");
     let retried_on = node_of(&retry);
     cluster.node(&retried_on).expect_this_run("WROTE", &retry_run, Some("begin"), PATIENCE).await;
-    // Every attempt a started before the pause holds a token below the new term's: once
-    // another node wrote each job's ledger under a newer token, a's late writes must fail.
-    let term = token_of(&lease);
+    // Every attempt a started before the pause holds a token no greater than its held tick's
+    // or its slow attempt's (executions draw their tokens from the state store, which need not
+    // be the lease store): once another node wrote each job's ledger under a greater token,
+    // a's late writes must fail.
+    let before_pause = tick.token.max(first.token);
     cluster
-        .wait_record("a tick claimed in the new term that succeeded", PATIENCE, |executions| {
-            succeeded(executions, TICK).find(|e| e.token.map(token_u64) > Some(term)).map(|_| ())
+        .wait_record("a tick claimed after a's that succeeded", PATIENCE, |executions| {
+            let newer = |e: &&Execution| e.token.map(token_u64) > Some(before_pause);
+            succeeded(executions, TICK).find(newer).map(|_| ())
         })
         .await;
-    let stale = |event: &node::Event| Run::of(event).is_some_and(|run| run.token < term);
+    let stale = |event: &node::Event| Run::of(event).is_some_and(|run| run.token <= before_pause);
+    let term = token_of(&lease);
     cluster.node("a").drain();
     cluster.node("a").resume();
     let rejected = |run: &Run, step: &'static str| {

@@ -1,9 +1,10 @@
-//! etcd's row of the lease fault matrix on throwaway members, with holders as separate processes
+//! etcd's row of the fault matrix on throwaway members, with holders as separate processes
 //! taking their leases from etcd (directly or through the fault proxy) and writing to a fenced
 //! ledger in a SQLite file beside it; and a cluster of three whose leader is killed.
 
 use std::time::{Duration, Instant};
 
+use baton_testkit::fake_clock::FakeClock;
 use baton_testkit::faults::{self, Setup};
 use baton_testkit::leader_faults::{self, LeaderFault};
 use baton_testkit::matrix::Store;
@@ -17,6 +18,7 @@ fn setup(url: String, dir: &TempDir) -> Setup {
         ledger: format!("sqlite://{}", dir.path().join("ledger.db").display()),
         lease: "ledger-writer".to_string(),
         ttl: faults::TTL,
+        clock: FakeClock::REAL,
     }
 }
 
@@ -58,13 +60,4 @@ async fn cluster_leader_killed_while_a_lease_is_acquired() {
     report("while a lease is being acquired", fault);
 }
 
-baton_testkit::fault_row!(Store::Etcd;
-    kill9_of_the_holder => Kill9,
-    sigstop_past_the_ttl_then_sigcont => PausePastTtl,
-    sigstop_from_outside_at_random_instants => RandomPauses,
-    blackhole_between_the_holder_and_the_store => Cut,
-    answers_lost_between_the_holder_and_the_store => AnswersLost,
-    store_crash_and_restart => Restart,
-    store_frozen_past_the_ttl => Stall,
-    store_slow_for_twice_the_ttl => Slow,
-);
+baton_testkit::fault_row!(Store::Etcd, lease_server);

@@ -1,15 +1,7 @@
-//! The Kubernetes row of the lease fault matrix, on the emulated API server (Lease objects in a
+//! The Kubernetes row of the fault matrix, on the emulated API server (Lease objects in a
 //! real etcd): holders as separate processes taking their leases through it (directly or
 //! through the fault proxy) and writing to a fenced ledger in a SQLite file beside it.
 
 use baton_testkit::matrix::Store;
 
-baton_testkit::fault_row!(Store::Kubernetes;
-    kill9_of_the_holder => Kill9,
-    sigstop_past_the_ttl_then_sigcont => PausePastTtl,
-    sigstop_from_outside_at_random_instants => RandomPauses,
-    blackhole_between_the_holder_and_the_store => Cut,
-    answers_lost_between_the_holder_and_the_store => AnswersLost,
-    store_crash_and_restart => Restart,
-    store_slow_for_twice_the_ttl => Slow,
-);
+baton_testkit::fault_row!(Store::Kubernetes, lease_emulation);

@@ -1,22 +1,14 @@
-//! Redis's row of the lease fault matrix on throwaway servers, with holders as separate
+//! Redis's row of the fault matrix on throwaway servers, with holders as separate
 //! processes taking their leases from Redis (directly or through the fault proxy) and writing
 //! to a fenced ledger in a SQLite file beside it; and a restart that keeps the dataset in an
 //! append-only file (the row's restart loses it).
 
+use baton_testkit::fake_clock::FakeClock;
 use baton_testkit::faults::{self, Setup};
 use baton_testkit::matrix::Store;
 use baton_testkit::servers::{RedisConfig, RedisServer};
 
-baton_testkit::fault_row!(Store::Redis;
-    kill9_of_the_holder => Kill9,
-    sigstop_past_the_ttl_then_sigcont => PausePastTtl,
-    sigstop_from_outside_at_random_instants => RandomPauses,
-    blackhole_between_the_holder_and_the_store => Cut,
-    answers_lost_between_the_holder_and_the_store => AnswersLost,
-    store_crash_and_restart => Restart,
-    store_frozen_past_the_ttl => Stall,
-    store_slow_for_twice_the_ttl => Slow,
-);
+baton_testkit::fault_row!(Store::Redis, lease_server);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn redis_restart_with_an_append_only_file() {
@@ -28,6 +20,7 @@ async fn redis_restart_with_an_append_only_file() {
         ledger: format!("sqlite://{}", dir.path().join("ledger.db").display()),
         lease: "ledger-writer".to_string(),
         ttl: faults::TTL,
+        clock: FakeClock::REAL,
     };
     faults::store_restart_never_reissues_a_token(
         &setup,

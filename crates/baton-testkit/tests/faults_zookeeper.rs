@@ -1,4 +1,4 @@
-//! ZooKeeper's row of the lease fault matrix on throwaway servers, with holders as separate
+//! ZooKeeper's row of the fault matrix on throwaway servers, with holders as separate
 //! processes taking their leases from ZooKeeper (directly or through the fault proxy) and
 //! writing to a fenced ledger in a SQLite file beside it; and three-member ensembles whose
 //! leader is killed.
@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use baton_core::{HistoryParams, LeaseName, LeaseStore};
 use baton_testkit::conformance::unique_name;
+use baton_testkit::fake_clock::FakeClock;
 use baton_testkit::faults::{self, PATIENCE, Setup};
 use baton_testkit::matrix::Store;
 use baton_testkit::servers::ZookeeperEnsemble;
@@ -21,6 +22,7 @@ fn setup(url: &str, dir: &TempDir) -> Setup {
         ledger: format!("sqlite://{}", dir.path().join("ledger.db").display()),
         lease: unique_name("ledger-writer").to_string(),
         ttl: faults::TTL,
+        clock: FakeClock::REAL,
     }
 }
 
@@ -91,13 +93,4 @@ async fn ensemble_leader_killed_while_the_lease_is_being_acquired() {
     assert_tokens_rise(&ensemble.url(), &setup.lease).await;
 }
 
-baton_testkit::fault_row!(Store::Zookeeper;
-    kill9_of_the_holder => Kill9,
-    sigstop_past_the_ttl_then_sigcont => PausePastTtl,
-    sigstop_from_outside_at_random_instants => RandomPauses,
-    blackhole_between_the_holder_and_the_store => Cut,
-    answers_lost_between_the_holder_and_the_store => AnswersLost,
-    store_crash_and_restart => Restart,
-    store_frozen_past_the_ttl => Stall,
-    store_slow_for_twice_the_ttl => Slow,
-);
+baton_testkit::fault_row!(Store::Zookeeper, lease_server);

@@ -12,7 +12,7 @@ use baton_core::{
 };
 use baton_kube::KubeLeaseStore;
 use baton_testkit::conformance::{acquire_granted, unique_holder, unique_name};
-use baton_testkit::ledger::{Append, Ledger};
+use baton_testkit::ledger::{Append, Ledger, RESOURCE};
 use tokio::time::Instant;
 
 use crate::kube::{ClientGoElector, Kube, SHORTEST_TTL, url};
@@ -52,7 +52,10 @@ async fn a_client_go_elector_and_baton_never_hold_the_lease_together_and_tokens_
     let ledger = Ledger::open(&ledger_url).await.unwrap();
     let baton_a = unique_holder("baton-a");
     let (first, _) = acquire_granted(store, &name, &baton_a, SHORTEST_TTL * 2).await;
-    assert!(matches!(ledger.append("baton-a", first.token, None).await.unwrap(), Append::Accepted));
+    assert!(matches!(
+        ledger.append(RESOURCE, "baton-a", first.token, None).await.unwrap(),
+        Append::Accepted
+    ));
 
     // While baton renews, the client-go elector is refused; once baton stops, it takes over.
     let mut client_go =
@@ -101,11 +104,14 @@ async fn a_client_go_elector_and_baton_never_hold_the_lease_together_and_tokens_
     let stored = harness.server.lease("default", name.as_str()).expect("the Lease");
     assert_eq!(stored["spec"]["leaseTransitions"], 2, "baton → client-go → baton: {stored}");
     assert!(matches!(
-        ledger.append("baton-b", second.token, None).await.unwrap(),
+        ledger.append(RESOURCE, "baton-b", second.token, None).await.unwrap(),
         Append::Accepted
     ));
     assert!(
-        matches!(ledger.append("baton-a", first.token, None).await.unwrap(), Append::Rejected),
+        matches!(
+            ledger.append(RESOURCE, "baton-a", first.token, None).await.unwrap(),
+            Append::Rejected
+        ),
         "the earlier baton holder's fenced write is refused"
     );
 }

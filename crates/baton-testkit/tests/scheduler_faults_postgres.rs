@@ -1,4 +1,5 @@
-//! Scheduler fault tests on a throwaway PostgreSQL server with three nodes as separate
+//! Scheduler fault tests beside the matrix's (the leader killed or paused is in the store's
+//! row, `faults_postgres.rs`), on a throwaway PostgreSQL server with three nodes as separate
 //! processes.
 
 use baton_testkit::scheduler_faults::{self, Setup};
@@ -6,15 +7,7 @@ use baton_testkit::scheduler_overlap::{self, Held};
 use baton_testkit::servers::PostgresServer;
 
 fn setup(server: &PostgresServer) -> Setup {
-    Setup { binary: env!("CARGO_BIN_EXE_baton-test-node").to_string(), url: server.url() }
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn kill9_of_the_scheduler_leader() {
-    let server = PostgresServer::start();
-    let measured =
-        scheduler_faults::killed_leader_is_replaced_and_fires_resume(&setup(&server)).await;
-    eprintln!("postgres, kill -9 of the leader: {measured}");
+    Setup::on(env!("CARGO_BIN_EXE_baton-test-node"), server.url())
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -23,15 +16,6 @@ async fn kill9_of_a_worker_mid_execution() {
     let measured =
         scheduler_faults::killed_worker_execution_is_abandoned_and_retried(&setup(&server)).await;
     eprintln!("postgres, kill -9 of a worker mid-execution: {measured}");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sigstop_of_the_scheduler_leader_past_its_ttl() {
-    let server = PostgresServer::start();
-    let measured =
-        scheduler_faults::paused_leader_is_replaced_and_its_late_write_fenced(&setup(&server))
-            .await;
-    eprintln!("postgres, SIGSTOP of the leader past its TTL: {measured}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

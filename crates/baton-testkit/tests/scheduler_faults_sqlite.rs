@@ -1,20 +1,12 @@
-//! Scheduler fault tests on SQLite with three nodes as separate processes sharing one file.
+//! Scheduler fault tests beside the matrix's (the leader killed or paused is in the store's
+//! row, `faults_sqlite.rs`), on SQLite with three nodes as separate processes sharing one file.
 
 use baton_testkit::scheduler_faults::{self, Setup};
 use baton_testkit::scheduler_overlap::{self, Held};
 
 fn setup(dir: &tempfile::TempDir) -> Setup {
-    Setup {
-        binary: env!("CARGO_BIN_EXE_baton-test-node").to_string(),
-        url: format!("sqlite://{}", dir.path().join("baton.db").display()),
-    }
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn kill9_of_the_scheduler_leader() {
-    let dir = tempfile::tempdir().unwrap();
-    let measured = scheduler_faults::killed_leader_is_replaced_and_fires_resume(&setup(&dir)).await;
-    eprintln!("sqlite, kill -9 of the leader: {measured}");
+    let url = format!("sqlite://{}", dir.path().join("baton.db").display());
+    Setup::on(env!("CARGO_BIN_EXE_baton-test-node"), url)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -23,14 +15,6 @@ async fn kill9_of_a_worker_mid_execution() {
     let measured =
         scheduler_faults::killed_worker_execution_is_abandoned_and_retried(&setup(&dir)).await;
     eprintln!("sqlite, kill -9 of a worker mid-execution: {measured}");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn sigstop_of_the_scheduler_leader_past_its_ttl() {
-    let dir = tempfile::tempdir().unwrap();
-    let measured =
-        scheduler_faults::paused_leader_is_replaced_and_its_late_write_fenced(&setup(&dir)).await;
-    eprintln!("sqlite, SIGSTOP of the leader past its TTL: {measured}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

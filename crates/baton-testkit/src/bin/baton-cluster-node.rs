@@ -1,6 +1,7 @@
 //! A cluster node for fault tests, run as a separate process.
 //!
-//! Usage: `baton-cluster-node BACKEND_URL NODE`, on a migrated store whose item ledger exists
+//! Usage: `baton-cluster-node [--leases URL] [--ttl MS] BACKEND_URL NODE` (the options as for
+//! `baton-test-node`), on a migrated store whose item ledger exists
 //! (`baton_testkit::item_ledger`). It runs a [`Cluster`] with fast timing as node NODE (also
 //! its holder id in the leader election), with the partitioned job `items` (see
 //! `baton_testkit::cluster_node`): each partition commits its items one by one through the
@@ -36,6 +37,7 @@
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use anyhow::Context;
 use baton::cluster::{
@@ -48,6 +50,7 @@ use baton_testkit::cluster_node::{self, CHECKPOINT_EVERY, Checkpoint, ITEM_WORK,
 use baton_testkit::faults::TTL;
 use baton_testkit::gate::Gate;
 use baton_testkit::item_ledger::{Commit, ItemLedger};
+use baton_testkit::node_args::NodeArgs;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
 
@@ -59,9 +62,9 @@ fn say(line: impl AsRef<str>) {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [url, name] = args.as_slice() else {
-        anyhow::bail!("usage: baton-cluster-node BACKEND_URL NODE");
+    let args = NodeArgs::parse(std::env::args().skip(1))?;
+    let [url, name] = args.rest.as_slice() else {
+        anyhow::bail!("usage: baton-cluster-node [--leases URL] [--ttl MS] BACKEND_URL NODE");
     };
     if let Ok(filter) = std::env::var("BATON_CLUSTER_NODE_LOG") {
         tracing_subscriber::fmt()
@@ -69,7 +72,7 @@ async fn main() -> anyhow::Result<()> {
             .with_writer(std::io::stderr)
             .init();
     }
-    let backend = baton::connect(url).await?;
+    let backend = baton::connect_split(args.leases.as_deref().unwrap_or(url), url).await?;
     let gate = Arc::new(Gate::default());
     let leases: Arc<dyn LeaseStore> = Arc::new(Layered::new(backend.leases(), gate.clone()));
     let store: Arc<dyn ClusterStore> = Arc::new(Layered::new(backend.cluster(), gate.clone()));
@@ -89,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
         },
     );
     let cluster = Cluster::builder(leases, store)
-        .config(config(name)?)
+        .config(config(name, args.ttl.unwrap_or(TTL))?)
         .partitioned(items)
         .start()
         .await
@@ -114,14 +117,15 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Fast timing, from `baton_testkit::cluster_node`, as node `name`.
-fn config(name: &str) -> anyhow::Result<ClusterConfig> {
+/// Fast timing, from `baton_testkit::cluster_node`, as node `name` with an election TTL of
+/// `ttl`.
+fn config(name: &str, ttl: Duration) -> anyhow::Result<ClusterConfig> {
     let mut config = ClusterConfig::new(NodeId::new(name)?, "localhost");
     config.heartbeat_interval = cluster_node::HEARTBEAT_INTERVAL;
     config.unreachable_after = cluster_node::UNREACHABLE_AFTER;
     config.removed_after = cluster_node::REMOVED_AFTER;
     config.shutdown_grace = cluster_node::SHUTDOWN_GRACE;
-    config.elector = ElectorConfig::new(HolderId::new(name)?).with_ttl(TTL);
+    config.elector = ElectorConfig::new(HolderId::new(name)?).with_ttl(ttl);
     Ok(config)
 }
 

@@ -1,17 +1,16 @@
-//! Runs the lease fault matrix: every store under every fault, round after round, each cell on
-//! a throwaway instance, and prints each cell as it ends and the table at the end.
+//! Runs the fault matrix: every store under every fault, round after round, each cell on a
+//! throwaway instance, and prints each cell as it ends and the tables at the end.
 //!
-//! Usage: `baton-fault-matrix [--stores NAME,…] [--faults NAME,…] [--rounds N] [--json FILE]`.
-//! Stores: sqlite, postgres, mariadb, redis, etcd, zookeeper, kubernetes (all by default).
-//! Faults: kill9, pause, random-pauses, cut, restart, stall (all by default). It exits with 1
-//! if any cell failed; a failed cell prints its first line (a random cell also its seed, on
-//! stderr, before it).
+//! Usage: `baton-fault-matrix [--stores NAME,…] [--faults NAME,…] [--rounds N] [--json FILE]`,
+//! every store and every fault by default (`Store::ALL`, `Fault::ALL`; a wrong name is
+//! answered with the list). It exits with 1 if any cell failed; a failed cell prints its first
+//! line (a random cell also its seed, on stderr, before it).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use baton_testkit::matrix::{self, Fault, Store, Verdict};
+use baton_testkit::matrix::{self, Binaries, Fault, Store, Verdict};
 
 struct Plan {
     stores: Vec<Store>,
@@ -28,16 +27,9 @@ fn plan() -> anyhow::Result<Plan> {
         let value = args.next().with_context(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
             "--stores" => {
-                plan.stores = names(
-                    &value,
-                    Store::parse,
-                    "sqlite, postgres, mariadb, redis, etcd, zookeeper, kubernetes",
-                )?
+                plan.stores = names(&value, Store::parse, &Store::names())?;
             }
-            "--faults" => {
-                plan.faults =
-                    names(&value, Fault::parse, "kill9, pause, random-pauses, cut, restart, stall")?
-            }
+            "--faults" => plan.faults = names(&value, Fault::parse, &Fault::names())?,
             "--rounds" => {
                 plan.rounds =
                     value.parse().ok().filter(|rounds| *rounds > 0).with_context(|| {
@@ -75,26 +67,26 @@ async fn main() -> ExitCode {
 /// Runs the plan; answers whether every cell passed or did not apply.
 async fn run() -> anyhow::Result<bool> {
     let plan = plan()?;
-    let holder = std::env::current_exe()?.with_file_name("baton-test-holder");
-    if !holder.exists() {
-        bail!(
-            "{} is missing: build it with `cargo build -p baton-testkit --bins`",
-            holder.display()
-        );
-    }
-    let holder = holder.display().to_string();
+    let exe = std::env::current_exe()?;
+    let binaries =
+        Binaries::in_dir(exe.parent().context("the runner's directory")?).map_err(|missing| {
+            anyhow::anyhow!(
+                "{} is missing: build it with `cargo build -p baton-testkit --bins`",
+                missing.display()
+            )
+        })?;
     let mut cells = Vec::new();
     for round in 1..=plan.rounds {
         for store in &plan.stores {
             for fault in &plan.faults {
-                let cell = matrix::run_cell(*store, *fault, &holder).await;
+                let cell = matrix::run_cell(*store, *fault, &binaries).await;
                 let (verdict, detail) = match &cell.verdict {
                     Verdict::Passed(figures) => ("pass", figures.clone()),
                     Verdict::Failed(why) => ("FAIL", why.clone()),
                     Verdict::NotApplicable(why) => ("n/a", why.to_string()),
                 };
                 println!(
-                    "round {round}  {:<10} {:<13} {verdict:<4} {:>6.1} s  {detail}",
+                    "round {round}  {:<10} {:<15} {verdict:<4} {:>6.1} s  {detail}",
                     store.name(),
                     fault.name(),
                     cell.seconds

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use baton::{Elector, ElectorConfig, HolderId, LeaderGuard, LeaseName};
-use baton_testkit::ledger::{Append, Ledger};
+use baton_testkit::ledger::{Append, Ledger, RESOURCE};
 use nix::sys::signal::{Signal, raise};
 use tokio::io::AsyncBufReadExt;
 
@@ -59,7 +59,7 @@ async fn main() -> anyhow::Result<()> {
         };
         while guard.ensure_valid().is_ok() {
             let append = tokio::select! {
-                append = ledger.append(writer, token, Some(&still_valid)) => append,
+                append = ledger.append(RESOURCE, writer, token, Some(&still_valid)) => append,
                 () = guard.cancelled() => break,
             };
             match append {
@@ -114,7 +114,7 @@ async fn stop_after_next_renewal(guard: &LeaderGuard) {
 async fn probe(ledger: &Ledger, writer: &str, token: baton::FencingToken) -> String {
     let mut last_error = String::new();
     for _ in 0..20 {
-        match ledger.append(writer, token, None).await {
+        match ledger.append(RESOURCE, writer, token, None).await {
             Ok(Append::Accepted) => return format!("PROBE ACCEPTED {token}"),
             Ok(Append::Rejected | Append::Stopped) => return format!("PROBE REJECTED {token}"),
             Err(err) => last_error = format!("{err:#}"),

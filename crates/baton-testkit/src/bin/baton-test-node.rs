@@ -1,9 +1,10 @@
 //! A scheduler node for fault tests, run as a separate process.
 //!
-//! Usage: `baton-test-node BACKEND_URL NODE [JOBS]`, where JOBS is a comma-separated list of
-//! `tick` and `slow` (both by default; see `baton_testkit::node` for their schedules and
-//! policies). It runs a [`Scheduler`] with fast timing under the holder id NODE, with handlers
-//! that write through the fenced job ledger (one fence per job) under the attempt's token.
+//! Usage: `baton-test-node [--leases URL] [--ttl MS] BACKEND_URL NODE [JOBS]`, where JOBS is a
+//! comma-separated list of `tick` and `slow` (both by default; see `baton_testkit::node` for
+//! their schedules and policies), `--leases` a lease store beside the backend (a lease-only
+//! one) and `--ttl` the election's TTL (`baton_testkit::node::TTL` by default). It runs a [`Scheduler`] with fast timing under the holder id NODE, with handlers
+//! that write through the fenced ledger (one resource, so one fence, per job) under the attempt's token.
 //!
 //! It reports on stdout, one event per line, where RUN is `<job> <fire> <attempt> <token>`:
 //!
@@ -52,8 +53,9 @@ use baton::core::schedule::{OverlapPolicy, RetryPolicy};
 use baton::scheduler::{Job, JobContext, Scheduler, SchedulerConfig};
 use baton::{ElectorConfig, HolderId, LeaseName, LeaseStore};
 use baton_testkit::gate::Gate;
-use baton_testkit::job_ledger::{Append, JobLedger};
+use baton_testkit::ledger::{Append, Ledger};
 use baton_testkit::node::{self, SLOW, TICK};
+use baton_testkit::node_args::NodeArgs;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::Notify;
 
@@ -65,20 +67,24 @@ fn say(line: impl AsRef<str>) {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (url, name, jobs) = match args.as_slice() {
+    let args = NodeArgs::parse(std::env::args().skip(1))?;
+    let (url, name, jobs) = match args.rest.as_slice() {
         [url, name] => (url, name, "tick,slow"),
         [url, name, jobs] => (url, name, jobs.as_str()),
-        _ => anyhow::bail!("usage: baton-test-node BACKEND_URL NODE [JOBS]"),
+        _ => anyhow::bail!(
+            "usage: baton-test-node [--leases URL] [--ttl MS] BACKEND_URL NODE [JOBS]"
+        ),
     };
     log_to_file(name)?;
-    let backend = baton::connect(url).await?;
+    let backend = baton::connect_split(args.leases.as_deref().unwrap_or(url), url).await?;
     backend.migrate().await?;
     let gate = Arc::new(Gate::default());
     let leases: Arc<dyn LeaseStore> = Arc::new(Layered::new(backend.leases(), gate.clone()));
     let store: Arc<dyn JobStore> = Arc::new(Layered::new(backend.jobs(), gate.clone()));
     let holder = HolderId::new(name.clone())?;
-    let mut config = SchedulerConfig::new(ElectorConfig::new(holder.clone()).with_ttl(node::TTL));
+    let mut config = SchedulerConfig::new(
+        ElectorConfig::new(holder.clone()).with_ttl(args.ttl.unwrap_or(node::TTL)),
+    );
     config.heartbeat_interval = node::HEARTBEAT_INTERVAL;
     config.abandon_after = node::ABANDON_AFTER;
     config.poll_interval = node::POLL_INTERVAL;
@@ -86,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
     config.reload_interval = node::RELOAD_INTERVAL;
     let lease = config.lease.clone();
     let sink = Sink {
-        ledger: JobLedger::connect(url).await?,
+        ledger: Ledger::connect(url).await?,
         gate: gate.clone(),
         node: name.clone(),
         stop_in_tick: Arc::default(),
@@ -150,10 +156,10 @@ fn define(name: &str, sink: &Sink) -> anyhow::Result<Job> {
     Ok(job)
 }
 
-/// Where handlers write: the job ledger, through the gate.
+/// Where handlers write: the ledger, through the gate.
 #[derive(Clone)]
 struct Sink {
-    ledger: JobLedger,
+    ledger: Ledger,
     gate: Arc<Gate>,
     node: String,
     /// Set by `STOP-IN-TICK`.
@@ -212,7 +218,8 @@ impl Sink {
         run: &str,
     ) -> std::result::Result<(), String> {
         let append = async {
-            let append = self.ledger.append(ctx.job().as_str(), &self.node, ctx.token()).await;
+            let append =
+                self.ledger.append(ctx.job().as_str(), &self.node, ctx.token(), None).await;
             match append {
                 Ok(Append::Accepted) => {
                     say(format!("WROTE {step} {run}"));

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::{Fault, Store};
+use super::{Binaries, Fault, Store};
 
 /// What a cell found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,17 +29,17 @@ pub struct Cell {
     pub seconds: f64,
 }
 
-/// Starts a throwaway instance of `store` with holders running `holder_binary`, inflicts
-/// `fault` and checks the ledger. A failed check is a [`Verdict::Failed`] (the panic of the
-/// scenario, caught), not a panic of the caller.
-pub async fn run_cell(store: Store, fault: Fault, holder_binary: &str) -> Cell {
+/// Starts a throwaway instance of `store` with nodes running `binaries`, inflicts `fault` and
+/// checks the ledger. A failed check is a [`Verdict::Failed`] (the panic of the scenario,
+/// caught), not a panic of the caller.
+pub async fn run_cell(store: Store, fault: Fault, binaries: &Binaries) -> Cell {
     let started = Instant::now();
     let verdict = match fault.applies_to(store) {
         Err(why) => Verdict::NotApplicable(why),
         Ok(()) => {
-            let holder_binary = holder_binary.to_string();
+            let binaries = binaries.clone();
             let inflicted = tokio::spawn(async move {
-                let running = store.start(&holder_binary).await;
+                let running = store.start(&binaries).await;
                 fault.inflict(&running).await
             });
             match inflicted.await {

@@ -1,10 +1,12 @@
-//! The faults of the lease workload, each run by the fault scenario in [`crate::faults`] that
-//! checks it, and which stores each can happen to.
+//! The faults, each with the workload it strikes and the scenario that checks it (in
+//! [`crate::faults`], [`crate::scheduler_faults`] and [`crate::cluster_faults`]), and which
+//! stores each can happen to.
 
 use std::time::Duration;
 
-use crate::faults;
+use crate::fake_clock::FakeClock;
 use crate::proxy::{Direction, FaultProxy, Mode};
+use crate::{cluster_faults, faults, scheduler_faults};
 
 use super::{Store, StoreUnderTest};
 
@@ -14,7 +16,44 @@ const STALL_PAST_THE_TTL: Duration = Duration::from_secs(1);
 /// How many pauses [`Fault::RandomPauses`] sends.
 const RANDOM_PAUSES: usize = 12;
 
-/// A fault of the lease workload.
+/// How far apart [`Fault::SkewedClocks`] sets the holders' wall clocks: ten minutes each way,
+/// far past any TTL and within the fifteen minutes by which AWS and Azure accept a signed
+/// request's date.
+const SKEW_SECONDS: i64 = 600;
+
+/// How fast the holders' clocks run under [`Fault::SlowClocks`]: a holder steps down seven
+/// tenths of the TTL after its last renewal on its own clock, so it stays inside its term as
+/// long as its clock runs faster than 0.7 of the store's.
+const SLOW_CLOCK_RATE: f64 = 0.8;
+
+/// What the processes under a fault are doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// W1: three holders campaign for one lease and the leader writes to a fenced ledger.
+    Leases,
+    /// W2: three scheduler nodes run a job every second and a slow retried job, each handler
+    /// writing through the fence.
+    Scheduler,
+    /// W3: three cluster nodes run a partitioned batch, committing items through the fence and
+    /// checkpointing.
+    Partitions,
+}
+
+impl Workload {
+    /// Every workload, in the tables' order.
+    pub const ALL: [Workload; 3] = [Workload::Leases, Workload::Scheduler, Workload::Partitions];
+
+    /// Its heading in the tables.
+    pub fn title(self) -> &'static str {
+        match self {
+            Workload::Leases => "W1: a leader writing to a fenced ledger",
+            Workload::Scheduler => "W2: the scheduler",
+            Workload::Partitions => "W3: a partitioned batch",
+        }
+    }
+}
+
+/// A fault, and the workload it strikes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
     /// F1: `kill -9` of the holder; another takes over within the TTL and the retry period.
@@ -36,11 +75,33 @@ pub enum Fault {
     /// F7: the store slow for the leader, every chunk each way held a quarter of the TTL,
     /// for twice the TTL.
     Slow,
+    /// F6: the holders' wall clocks ten minutes ahead, ten minutes behind and on time; the
+    /// leader is killed twice: each takeover waits for the lease to expire on the store's
+    /// clock, whatever the holders' clocks say.
+    SkewedClocks,
+    /// F6: the holders' clocks run at 0.8 of the host's, and the leader is cut from the
+    /// store: it still steps down before anyone else is granted the lease.
+    SlowClocks,
+    /// F1 on W2: `kill -9` of the scheduler leader; another node takes over and the fires
+    /// resume, each once.
+    SchedulerKill9,
+    /// F2 on W2: SIGSTOP of the scheduler leader past its TTL inside a handler; another node
+    /// takes over, and the paused attempts' late writes are refused.
+    SchedulerPause,
+    /// F1 on W3: `kill -9` of a worker holding partitions; they resume elsewhere from their
+    /// checkpoints, no item committed twice.
+    PartitionsKill9,
+    /// F2 on W3: SIGSTOP of a worker inside an item's commit, past the unreachable threshold;
+    /// its late commit is refused and it registers again.
+    PartitionsPause,
+    /// F3 on W3: a blackhole between a worker and the store; its partitions resume elsewhere
+    /// and it registers again once the cut heals.
+    PartitionsCut,
 }
 
 impl Fault {
-    /// Every fault, in the table's order.
-    pub const ALL: [Fault; 8] = [
+    /// Every fault, in the tables' order.
+    pub const ALL: [Fault; 15] = [
         Fault::Kill9,
         Fault::PausePastTtl,
         Fault::RandomPauses,
@@ -49,7 +110,25 @@ impl Fault {
         Fault::Restart,
         Fault::Stall,
         Fault::Slow,
+        Fault::SkewedClocks,
+        Fault::SlowClocks,
+        Fault::SchedulerKill9,
+        Fault::SchedulerPause,
+        Fault::PartitionsKill9,
+        Fault::PartitionsPause,
+        Fault::PartitionsCut,
     ];
+
+    /// The workload it strikes.
+    pub fn workload(self) -> Workload {
+        match self {
+            Fault::SchedulerKill9 | Fault::SchedulerPause => Workload::Scheduler,
+            Fault::PartitionsKill9 | Fault::PartitionsPause | Fault::PartitionsCut => {
+                Workload::Partitions
+            }
+            _ => Workload::Leases,
+        }
+    }
 
     /// The name used on the command line and in the table.
     pub fn name(self) -> &'static str {
@@ -62,7 +141,19 @@ impl Fault {
             Fault::Restart => "restart",
             Fault::Stall => "stall",
             Fault::Slow => "slow",
+            Fault::SkewedClocks => "skewed-clocks",
+            Fault::SlowClocks => "slow-clocks",
+            Fault::SchedulerKill9 => "scheduler-kill9",
+            Fault::SchedulerPause => "scheduler-pause",
+            Fault::PartitionsKill9 => "batch-kill9",
+            Fault::PartitionsPause => "batch-pause",
+            Fault::PartitionsCut => "batch-cut",
         }
+    }
+
+    /// Every fault's name, for a usage line.
+    pub fn names() -> String {
+        Fault::ALL.map(Fault::name).join(", ")
     }
 
     /// The fault named `name`.
@@ -76,16 +167,31 @@ impl Fault {
             (_, Store::Sqlite) if self.needs_a_server() => {
                 Err("an embedded file: no server, no network")
             }
+            (Fault::SkewedClocks, Store::Sqlite) => {
+                Err("an embedded file: its clock is the host's, which every holder shares")
+            }
             (Fault::Stall, store) if store.in_process() => {
                 Err("an emulation inside the test process: a store that stops answering is F3")
+            }
+            (Fault::PartitionsCut, store) if !store.holds_state() => {
+                Err("the partitions are in the SQLite file beside it: no network to cut")
             }
             _ => Ok(()),
         }
     }
 
-    /// Whether the fault needs a server between the holders and the data.
+    /// Whether the fault needs a server between the nodes and the data.
     fn needs_a_server(self) -> bool {
-        !matches!(self, Fault::Kill9 | Fault::PausePastTtl | Fault::RandomPauses)
+        matches!(
+            self,
+            Fault::Cut
+                | Fault::AnswersLost
+                | Fault::Restart
+                | Fault::Stall
+                | Fault::Slow
+                | Fault::SlowClocks
+                | Fault::PartitionsCut
+        )
     }
 
     /// Inflicts the fault on `store` and checks the ledger; answers what it measured. Panics
@@ -93,6 +199,66 @@ impl Fault {
     pub async fn inflict(self, store: &StoreUnderTest) -> String {
         let setup = &store.setup;
         match self {
+            Fault::SkewedClocks => {
+                let takeovers =
+                    faults::skewed_clocks_take_over_only_after_expiry(setup, SKEW_SECONDS).await;
+                let shown: Vec<String> =
+                    takeovers.iter().map(|t| format!("{:.2} s", t.as_secs_f64())).collect();
+                format!("taken over after {}", shown.join(" and "))
+            }
+            Fault::SlowClocks => {
+                let (proxy, proxied) = proxied(store).await;
+                let slow = faults::Setup {
+                    clock: FakeClock::running_at(SLOW_CLOCK_RATE),
+                    ..setup.clone()
+                };
+                faults::cut_holder_steps_down_and_is_fenced_by(
+                    &slow,
+                    &proxy,
+                    &proxied,
+                    Mode::Blackhole,
+                )
+                .await;
+                format!("clocks at {SLOW_CLOCK_RATE}: stepped down before the takeover")
+            }
+            Fault::SchedulerKill9 => {
+                let measured = scheduler_faults::killed_leader_is_replaced_and_fires_resume(
+                    &store.scheduler(),
+                )
+                .await;
+                measured.to_string()
+            }
+            Fault::SchedulerPause => {
+                let measured =
+                    scheduler_faults::paused_leader_is_replaced_and_its_late_write_fenced(
+                        &store.scheduler(),
+                    )
+                    .await;
+                measured.to_string()
+            }
+            Fault::PartitionsKill9 => {
+                let measured =
+                    cluster_faults::killed_worker_partitions_resume_elsewhere(&store.partitions())
+                        .await;
+                measured.to_string()
+            }
+            Fault::PartitionsPause => {
+                let measured = cluster_faults::paused_worker_is_fenced_and_registers_again(
+                    &store.partitions(),
+                )
+                .await;
+                measured.to_string()
+            }
+            Fault::PartitionsCut => {
+                let (proxy, proxied) = proxied(store).await;
+                let measured = cluster_faults::cut_worker_partitions_resume_and_it_registers_again(
+                    &store.partitions(),
+                    &proxy,
+                    &proxied,
+                )
+                .await;
+                measured.to_string()
+            }
             Fault::Kill9 => {
                 let failover = faults::killed_holder_is_replaced_within_ttl_and_retry(setup).await;
                 format!("taken over after {:.2} s", failover.as_secs_f64())

@@ -6,11 +6,13 @@ use std::time::Duration;
 
 use tempfile::TempDir;
 
+use crate::fake_clock::FakeClock;
 use crate::faults::{self, Setup};
 use crate::servers::{
     AzuriteServer, ConsulServer, EtcdServer, KubeApiServer, MariadbServer, MotoServer,
     PostgresServer, RedisServer, ServerProcess, ZookeeperServer,
 };
+use crate::{cluster_faults, scheduler_faults};
 
 /// A store the matrix covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +73,11 @@ impl Store {
         }
     }
 
+    /// Every store's name, for a usage line.
+    pub fn names() -> String {
+        Store::ALL.map(Store::name).join(", ")
+    }
+
     /// The store named `name`.
     pub fn parse(name: &str) -> Option<Store> {
         Store::ALL.into_iter().find(|store| store.name() == name)
@@ -91,8 +98,14 @@ impl Store {
         matches!(self, Store::Kubernetes | Store::Consul)
     }
 
-    /// Starts a throwaway instance whose holders run `holder_binary`. Panics if it cannot.
-    pub async fn start(self, holder_binary: &str) -> StoreUnderTest {
+    /// Whether the store keeps state (executions, nodes, partitions) besides leases; a
+    /// lease-only store has its state in an SQLite file beside it.
+    pub fn holds_state(self) -> bool {
+        matches!(self, Store::Sqlite | Store::Postgres | Store::Mariadb)
+    }
+
+    /// Starts a throwaway instance on which the cells run `binaries`. Panics if it cannot.
+    pub async fn start(self, binaries: &Binaries) -> StoreUnderTest {
         let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("a temporary directory: {err}"));
         let server = tokio::task::spawn_blocking(move || Server::start(self))
             .await
@@ -111,20 +124,48 @@ impl Store {
             Server::DynamoDb(server) => (server.url(), Some(beside)),
         };
         let setup = Setup {
-            binary: holder_binary.to_string(),
+            binary: binaries.holder.clone(),
             ledger: ledger.unwrap_or_else(|| url.clone()),
             url,
             lease: "ledger-writer".to_string(),
             ttl: self.ttl(),
+            clock: FakeClock::REAL,
         };
-        StoreUnderTest { setup, server: Arc::new(server), dir }
+        StoreUnderTest { setup, binaries: binaries.clone(), server: Arc::new(server), dir }
     }
 }
 
-/// A running instance of a store, and the holders' setup on it.
+/// The testkit's binaries the cells start, one per workload.
+#[derive(Debug, Clone)]
+pub struct Binaries {
+    /// `baton-test-holder`, a lease holder (W1).
+    pub holder: String,
+    /// `baton-test-node`, a scheduler node (W2).
+    pub scheduler_node: String,
+    /// `baton-cluster-node`, a node running partitioned batches (W3).
+    pub cluster_node: String,
+}
+
+impl Binaries {
+    /// The binaries in `dir`, or the first one missing.
+    pub fn in_dir(dir: &std::path::Path) -> Result<Binaries, std::path::PathBuf> {
+        let find = |name: &str| {
+            let path = dir.join(name);
+            path.exists().then(|| path.display().to_string()).ok_or(path)
+        };
+        Ok(Binaries {
+            holder: find("baton-test-holder")?,
+            scheduler_node: find("baton-test-node")?,
+            cluster_node: find("baton-cluster-node")?,
+        })
+    }
+}
+
+/// A running instance of a store, and the nodes' setup on it.
 pub struct StoreUnderTest {
     /// Where the holders run: binary, URLs, lease and TTL.
     pub setup: Setup,
+    binaries: Binaries,
     server: Arc<Server>,
     dir: TempDir,
 }
@@ -178,6 +219,27 @@ fn kube_url(kubeconfig: &std::path::Path) -> String {
 }
 
 impl StoreUnderTest {
+    /// Where scheduler nodes run: state in the store, or in the SQLite file beside a
+    /// lease-only one, and leases in the store.
+    pub fn scheduler(&self) -> scheduler_faults::Setup {
+        scheduler_faults::Setup {
+            binary: self.binaries.scheduler_node.clone(),
+            url: self.setup.ledger.clone(),
+            leases: self.setup.url.clone(),
+            ttl: self.setup.ttl,
+        }
+    }
+
+    /// Where cluster nodes run, as [`StoreUnderTest::scheduler`].
+    pub fn partitions(&self) -> cluster_faults::Setup {
+        cluster_faults::Setup {
+            binary: self.binaries.cluster_node.clone(),
+            url: self.setup.ledger.clone(),
+            leases: self.setup.url.clone(),
+            ttl: self.setup.ttl,
+        }
+    }
+
     /// The loopback port the store listens on; `None` for a file.
     pub fn port(&self) -> Option<u16> {
         match &*self.server {

@@ -1,12 +1,24 @@
-//! The matrix printed: a markdown table of stores by faults, and the cells as JSON lines.
+//! The matrix printed: a markdown table of stores by faults per workload, and the cells as JSON
+//! lines.
 
-use super::{Cell, Fault, Store, Verdict};
+use super::{Cell, Fault, Store, Verdict, Workload};
 
-/// A markdown table with a row per store in `cells` and a column per fault: `pass`, `FAIL`
-/// or `n/a`, with the passes counted over rounds.
+/// A markdown table per workload in `cells`, under its title, with a row per store and a
+/// column per fault: `pass`, `FAIL` or `n/a`, with the passes counted over rounds.
 pub fn markdown(cells: &[Cell]) -> String {
-    let faults: Vec<Fault> =
-        Fault::ALL.into_iter().filter(|fault| cells.iter().any(|c| c.fault == *fault)).collect();
+    let tables: Vec<String> = Workload::ALL
+        .into_iter()
+        .filter(|workload| cells.iter().any(|c| c.fault.workload() == *workload))
+        .map(|workload| format!("{}\n\n{}", workload.title(), table(cells, workload)))
+        .collect();
+    tables.join("\n")
+}
+
+fn table(cells: &[Cell], workload: Workload) -> String {
+    let faults: Vec<Fault> = Fault::ALL
+        .into_iter()
+        .filter(|fault| fault.workload() == workload && cells.iter().any(|c| c.fault == *fault))
+        .collect();
     let stores: Vec<Store> =
         Store::ALL.into_iter().filter(|store| cells.iter().any(|c| c.store == *store)).collect();
     let mut table = format!(
@@ -45,6 +57,7 @@ pub fn json(cells: &[Cell]) -> String {
             };
             let object = serde_json::json!({
                 "store": cell.store.name(),
+                "workload": format!("{:?}", cell.fault.workload()).to_lowercase(),
                 "fault": cell.fault.name(),
                 "verdict": verdict,
                 "detail": detail,
