@@ -26,7 +26,7 @@ async fn current_term(
     holder: &HolderId,
     token: FencingToken,
 ) -> Result<Option<Term>> {
-    if let Some(term) = inner.terms.get(name.as_str(), holder, token) {
+    if let Some(term) = inner.terms.get(name.as_str()).filter(|term| term.of(holder, token)) {
         return Ok(Some(term));
     }
     let Some(stored) = read(inner, name).await?.filter(|stored| stored.held_by(holder, token))
@@ -40,7 +40,7 @@ async fn current_term(
 /// Renews one term: its session, then its record's renewal time.
 pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
     let (name, holder, token) = (&params.name, &params.holder, params.token);
-    let forget = || inner.terms.forget(name.as_str(), holder, token);
+    let forget = || inner.terms.forget_if(name.as_str(), |term| term.of(holder, token));
     let Some(term) = current_term(inner, name, holder, token).await? else {
         forget();
         return Err(lost(name, holder, token));
@@ -88,7 +88,7 @@ pub(crate) async fn release(inner: &Inner, params: ReleaseParams) -> Result<bool
     let Some(term) = current_term(inner, name, holder, token).await? else {
         return Ok(false);
     };
-    inner.terms.forget(name.as_str(), holder, token);
+    inner.terms.forget_if(name.as_str(), |term| term.of(holder, token));
     let at = inner.consul.now().await?;
     let record = term.record.released(ReleaseKind::Graceful, at);
     let key = keys::lease_key(&inner.consul.target.prefix, name);
@@ -127,7 +127,7 @@ pub(crate) async fn force_release(
         inner.consul.write(&key, &record.to_bytes(), cas).await?;
     }
     if let Some(holder) = &previous.holder {
-        inner.terms.forget(name.as_str(), holder, previous.token);
+        inner.terms.forget_if(name.as_str(), |term| term.of(holder, previous.token));
     }
     Ok(Some(previous))
 }

@@ -2,15 +2,10 @@
 //! renewal or release needs no read first. A term from another process is found by reading its
 //! key (the session that holds it).
 
-use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
-
+use baton_core::lease::Remembered;
 use baton_core::{FencingToken, HolderId};
 
 use crate::record::Record;
-
-/// Terms remembered beyond which the memory is cleared (a forgotten term costs a read).
-const MAX_REMEMBERED: usize = 4096;
 
 /// One term as this store last wrote it.
 #[derive(Debug, Clone)]
@@ -23,37 +18,13 @@ pub(crate) struct Term {
     pub(crate) record: Record,
 }
 
-/// The terms of this store, by lease name.
-#[derive(Default)]
-pub(crate) struct Terms {
-    terms: Mutex<HashMap<String, Term>>,
-}
-
-impl Terms {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Term>> {
-        self.terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// The term of `holder` under `token` on lease `name`, if this store remembers it.
-    pub(crate) fn get(&self, name: &str, holder: &HolderId, token: FencingToken) -> Option<Term> {
-        let terms = self.lock();
-        terms.get(name).filter(|term| term.holder == *holder && term.token == token).cloned()
-    }
-
-    /// Remembers `name`'s term as last written.
-    pub(crate) fn remember(&self, name: &str, term: Term) {
-        let mut terms = self.lock();
-        if terms.len() >= MAX_REMEMBERED {
-            terms.clear();
-        }
-        terms.insert(name.to_string(), term);
-    }
-
-    /// Forgets `name`'s term of `holder` under `token`; another term of the lease stays.
-    pub(crate) fn forget(&self, name: &str, holder: &HolderId, token: FencingToken) {
-        let mut terms = self.lock();
-        if terms.get(name).is_some_and(|term| term.holder == *holder && term.token == token) {
-            terms.remove(name);
-        }
+impl Term {
+    /// Whether this is the term of `holder` under `token`.
+    pub(crate) fn of(&self, holder: &HolderId, token: FencingToken) -> bool {
+        self.holder == *holder && self.token == token
     }
 }
+
+/// The terms of this store, by lease name. A term is forgotten only if it is the caller's
+/// ([`Term::of`]): another holder's term of the same lease in this process stays.
+pub(crate) type Terms = Remembered<Term>;

@@ -78,7 +78,7 @@ async fn current_term(
     holder: &HolderId,
     token: FencingToken,
 ) -> Result<Option<(Record, Duration)>> {
-    if let Some(term) = inner.terms.get(name.as_str(), holder, token) {
+    if let Some(term) = inner.terms.get(name.as_str()).filter(|term| term.of(holder, token)) {
         let duration = term.record.duration;
         return Ok((!term.lapsed()).then_some((term.record, duration)));
     }
@@ -95,7 +95,7 @@ async fn current_term(
 pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
     let (name, holder, token) = (&params.name, &params.holder, params.token);
     let Some((base, duration)) = current_term(inner, name, holder, token).await? else {
-        inner.terms.forget(name.as_str(), holder, token);
+        inner.terms.forget_if(name.as_str(), |term| term.of(holder, token));
         return Err(lost(name, holder, token));
     };
     // Always later than the last renewal, so that a lost answer can be recognised by it.
@@ -111,7 +111,7 @@ pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
     let record = match update(inner, name, RENEWAL, THE_CALLERS_TERM, values).await {
         Ok(item) => Record::read(&item)?,
         Err(Failure::ConditionFailed | Failure::Cancelled) => {
-            inner.terms.forget(name.as_str(), holder, token);
+            inner.terms.forget_if(name.as_str(), |term| term.of(holder, token));
             return Err(lost(name, holder, token));
         }
         Err(Failure::Refused(err) | Failure::MissingTable(err)) => return Err(err),
@@ -122,7 +122,7 @@ pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
             }
             Some(record) if record.held_by(holder, token) => return Err(err),
             _ => {
-                inner.terms.forget(name.as_str(), holder, token);
+                inner.terms.forget_if(name.as_str(), |term| term.of(holder, token));
                 return Err(lost(name, holder, token));
             }
         },
@@ -154,7 +154,7 @@ fn release_values(
 /// Releases the caller's term: the holder removed, the item (and its token) kept.
 pub(crate) async fn release(inner: &Inner, params: ReleaseParams) -> Result<bool> {
     let (name, holder, token) = (&params.name, &params.holder, params.token);
-    inner.terms.forget(name.as_str(), holder, token);
+    inner.terms.forget_if(name.as_str(), |term| term.of(holder, token));
     let now = record::now();
     let mut values = release_values(ReleaseKind::Graceful, now);
     values.extend([(":holder", keys::s(holder.as_str())), (":token", keys::n(token))]);
@@ -193,7 +193,7 @@ pub(crate) async fn force_release(
         match update(inner, name, RELEASE, AS_READ, values).await {
             Ok(_) => {
                 if let Some(Ok(holder)) = record.holder.as_deref().map(HolderId::new) {
-                    inner.terms.forget(name.as_str(), &holder, record.token);
+                    inner.terms.forget_if(name.as_str(), |term| term.of(&holder, record.token));
                 }
                 return Ok(Some(record.lease(name)?));
             }

@@ -53,7 +53,7 @@ pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
     let name = names::object_name(&params.name)?;
     let (holder, token) = (&params.holder, params.token);
     let Some((base, duration)) = current_term(inner, name, holder, token).await? else {
-        inner.terms.forget(name, holder, token);
+        inner.terms.forget_if(name, |term| term.of(holder, token));
         return Err(lost(name, holder, token));
     };
     let mut record = Some(base);
@@ -85,7 +85,7 @@ pub(crate) async fn renew(inner: &Inner, params: RenewParams) -> Result<Lease> {
         inner.terms.remember(name, Term { record: written.clone(), sent });
         return written.lease(&params.name);
     }
-    inner.terms.forget(name, holder, token);
+    inner.terms.forget_if(name, |term| term.of(holder, token));
     Err(lost(name, holder, token))
 }
 
@@ -105,7 +105,7 @@ pub(crate) async fn release(inner: &Inner, params: ReleaseParams) -> Result<bool
         Some(term) => Some(term.record),
         None => read(inner, name).await?.filter(|record| record.held_by(holder, token)),
     };
-    inner.terms.forget(name, holder, token);
+    inner.terms.forget_if(name, |term| term.of(holder, token));
     for _ in 0..ATTEMPTS {
         let Some(base) = record.take() else { break };
         let now = record::now();
@@ -149,7 +149,7 @@ pub(crate) async fn force_release(
             Ok(_) => {
                 let term = (record.holder.as_deref().map(HolderId::new), record.token);
                 if let (Some(Ok(holder)), Some(token)) = term {
-                    inner.terms.forget(name, &holder, token);
+                    inner.terms.forget_if(name, |term| term.of(&holder, token));
                 }
                 return Ok(Some(record.lease(&params.name)?));
             }

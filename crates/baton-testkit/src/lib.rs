@@ -18,6 +18,7 @@ pub mod matrix;
 pub mod node;
 pub mod node_args;
 pub mod proxy;
+pub mod scheduler_admin;
 pub mod scheduler_faults;
 pub mod scheduler_overlap;
 pub mod seed;

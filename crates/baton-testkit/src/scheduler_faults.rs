@@ -137,6 +137,16 @@ impl Cluster {
         self.gone.push(name.to_string());
     }
 
+    /// The job store, as the test sees it.
+    pub fn jobs(&self) -> &Arc<dyn JobStore> {
+        &self.jobs
+    }
+
+    /// The lease store, as the test sees it.
+    pub fn leases(&self) -> &Arc<dyn LeaseStore> {
+        &self.leases
+    }
+
     /// The store's clock now.
     pub async fn now(&self) -> StoreTime {
         self.jobs.now().await.expect("reading the store's clock")

@@ -3,6 +3,7 @@
 mod history;
 mod name;
 mod record;
+mod remembered;
 mod renew_each;
 mod sightings;
 mod store;
@@ -13,6 +14,7 @@ mod ttl_range;
 pub use history::{ChangeReason, HistoryParams, LeaderChange};
 pub use name::{HolderId, LeaseName, MAX_NAME_BYTES};
 pub use record::{Lease, ReleaseKind};
+pub use remembered::Remembered;
 pub use renew_each::renew_each;
 pub use sightings::Sightings;
 pub use store::{

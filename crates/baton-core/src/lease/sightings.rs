@@ -10,28 +10,22 @@
 //! whichever comes first: a contender that waits for the holder's expiry rather than polling
 //! still counts from the holder's last renewal, so it takes over one duration after that renewal.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-/// Versions remembered beyond which the memory is cleared (each is then seen anew, which only
-/// delays a takeover).
-const MAX_REMEMBERED: usize = 4096;
+use super::Remembered;
 
 /// When this process first saw each lease's current version: the clock by which a store without
-/// server-side expiry judges a record expired.
+/// server-side expiry judges a record expired. A version forgotten (the memory is bounded) is
+/// seen anew, which only delays a takeover.
 #[derive(Default)]
 pub struct Sightings {
-    seen: Mutex<HashMap<String, (String, Instant)>>,
+    /// Each lease's version and when it was first seen.
+    seen: Remembered<(String, Instant)>,
 }
 
 impl Sightings {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, Instant)>> {
-        self.seen.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
     /// Records a sighting of `name` at `version` reported by a change feed (a watch).
     pub fn saw(&self, name: &str, version: &str) {
         self.unchanged_for(name, version);
@@ -40,17 +34,12 @@ impl Sightings {
     /// How long `name` has been seen at `version` without a change: zero at its first sighting.
     pub fn unchanged_for(&self, name: &str, version: &str) -> Duration {
         let now = Instant::now();
-        let mut seen = self.lock();
-        if let Some((known, since)) = seen.get(name)
-            && known == version
-        {
-            return now.duration_since(*since);
-        }
-        if seen.len() >= MAX_REMEMBERED {
-            seen.clear();
-        }
-        seen.insert(name.to_string(), (version.to_string(), now));
-        Duration::ZERO
+        let (_, since) = self.seen.keep_or_remember(
+            name,
+            |(known, _)| known == version,
+            || (version.to_string(), now),
+        );
+        now.duration_since(since)
     }
 }
 

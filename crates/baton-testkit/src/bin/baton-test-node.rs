@@ -23,7 +23,9 @@
 //! awaiting it (its execution was abandoned): a late write of an abandoned attempt really
 //! happens, and the fence must refuse it.
 //!
-//! Commands on stdin: `QUIT` (or end of input) shuts the scheduler down gracefully. `STOP`
+//! Commands on stdin: `QUIT` (or end of input) shuts the scheduler down gracefully.
+//! `STEP-DOWN` gives up the scheduler leadership (`STEPPED-DOWN true` if it led, `false` if
+//! not), and the node campaigns again later. `STOP`
 //! makes the node stop itself with SIGSTOP at a clean point; `STOP-IN-TICK` does the same in
 //! the next `tick` handler that starts, before its write, so that the node stops with that
 //! execution running (`STOPPING RUN` names it). The clean point: every store call (the
@@ -111,6 +113,7 @@ async fn main() -> anyhow::Result<()> {
         match line.trim() {
             "STOP" => gate.stop_here("").await,
             "STOP-IN-TICK" => sink.stop_in_tick.store(true, Ordering::SeqCst),
+            "STEP-DOWN" => say(format!("STEPPED-DOWN {}", scheduler.step_down().await)),
             "HOLD-TICK" => sink.hold_tick.store(true, Ordering::SeqCst),
             "RELEASE" => sink.release.notify_one(),
             "QUIT" => break,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::fake_clock::FakeClock;
 use crate::proxy::{Direction, FaultProxy, Mode};
-use crate::{cluster_faults, faults, scheduler_faults};
+use crate::{cluster_faults, faults, scheduler_admin, scheduler_faults};
 
 use super::{Store, StoreUnderTest};
 
@@ -37,11 +37,14 @@ pub enum Workload {
     /// W3: three cluster nodes run a partitioned batch, committing items through the fence and
     /// checkpointing.
     Partitions,
+    /// W4: an operator's calls while the scheduler workload runs.
+    Admin,
 }
 
 impl Workload {
     /// Every workload, in the tables' order.
-    pub const ALL: [Workload; 3] = [Workload::Leases, Workload::Scheduler, Workload::Partitions];
+    pub const ALL: [Workload; 4] =
+        [Workload::Leases, Workload::Scheduler, Workload::Partitions, Workload::Admin];
 
     /// Its heading in the tables.
     pub fn title(self) -> &'static str {
@@ -49,6 +52,7 @@ impl Workload {
             Workload::Leases => "W1: a leader writing to a fenced ledger",
             Workload::Scheduler => "W2: the scheduler",
             Workload::Partitions => "W3: a partitioned batch",
+            Workload::Admin => "W4: admin calls during the scheduler workload",
         }
     }
 }
@@ -97,11 +101,14 @@ pub enum Fault {
     /// F3 on W3: a blackhole between a worker and the store; its partitions resume elsewhere
     /// and it registers again once the cut heals.
     PartitionsCut,
+    /// W4: a job paused and resumed, a run-now, the scheduler lease force-released and the
+    /// leader asked to step down, while the scheduler runs.
+    AdminCalls,
 }
 
 impl Fault {
     /// Every fault, in the tables' order.
-    pub const ALL: [Fault; 15] = [
+    pub const ALL: [Fault; 16] = [
         Fault::Kill9,
         Fault::PausePastTtl,
         Fault::RandomPauses,
@@ -117,6 +124,7 @@ impl Fault {
         Fault::PartitionsKill9,
         Fault::PartitionsPause,
         Fault::PartitionsCut,
+        Fault::AdminCalls,
     ];
 
     /// The workload it strikes.
@@ -126,6 +134,7 @@ impl Fault {
             Fault::PartitionsKill9 | Fault::PartitionsPause | Fault::PartitionsCut => {
                 Workload::Partitions
             }
+            Fault::AdminCalls => Workload::Admin,
             _ => Workload::Leases,
         }
     }
@@ -148,6 +157,7 @@ impl Fault {
             Fault::PartitionsKill9 => "batch-kill9",
             Fault::PartitionsPause => "batch-pause",
             Fault::PartitionsCut => "batch-cut",
+            Fault::AdminCalls => "admin-calls",
         }
     }
 
@@ -234,6 +244,11 @@ impl Fault {
                         &store.scheduler(),
                     )
                     .await;
+                measured.to_string()
+            }
+            Fault::AdminCalls => {
+                let measured =
+                    scheduler_admin::admin_calls_keep_every_fire_once(&store.scheduler()).await;
                 measured.to_string()
             }
             Fault::PartitionsKill9 => {

@@ -1,6 +1,6 @@
 //! The fault matrix: every store under every fault of each workload (lease holders writing to
-//! a fenced ledger, scheduler nodes, cluster nodes running a partitioned batch, each node a
-//! separate process), from one list of stores ([`Store`]) and one list of faults ([`Fault`],
+//! a fenced ledger, scheduler nodes, cluster nodes running a partitioned batch, an operator's
+//! calls to scheduler nodes, each node a separate process), from one list of stores ([`Store`]) and one list of faults ([`Fault`],
 //! each striking one [`Workload`]).
 //!
 //! A store's fault tests instantiate its row with [`fault_row!`](crate::fault_row), one test
@@ -56,6 +56,7 @@ macro_rules! fault_row {
             sigstop_of_the_scheduler_leader_past_its_ttl => SchedulerPause,
             kill9_of_a_worker_holding_partitions => PartitionsKill9,
             sigstop_of_a_worker_inside_a_commit => PartitionsPause,
+            pause_run_now_force_release_and_step_down => AdminCalls,
         );
     };
     (@network $store:expr) => {

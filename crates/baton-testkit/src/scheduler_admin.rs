@@ -1,0 +1,90 @@
+//! Admin calls during the scheduler workload (W4), with three nodes as separate processes:
+//! what an operator does to a running cluster must keep every fire once.
+
+use baton::LeaseName;
+use baton::core::job::{TriggerOutcome, TriggerParams};
+use baton::core::{Execution, ExecutionStatus, ForceReleaseParams, JobName, Trigger};
+
+use crate::faults::PATIENCE;
+use crate::node::{SLOW, SLOW_RUN, TICK};
+use crate::scheduler_faults::{Measured, SCHEDULER_LEASE, Setup};
+
+/// While three nodes run `tick` and `slow`: `tick` is paused, then resumed; `slow` is run now;
+/// the scheduler lease is force-released; the leader is asked to step down.
+///
+/// - the fires due while `tick` was paused are recorded as skipped, and none of them runs;
+/// - the run-now execution runs once and succeeds;
+/// - the forced release and the step-down each end the term at once: another term begins
+///   under a greater token, well before the lease could have expired;
+/// - the audit of the whole window is clean, the ledger has no stale write, and every start
+///   a node reported is a claim on record ([`Cluster::finish`](crate::scheduler_faults::Cluster::finish)).
+pub async fn admin_calls_keep_every_fire_once(setup: &Setup) -> Measured {
+    let mut cluster = setup.cluster().await;
+    let mut measured = Measured::default();
+    cluster.start(&["a"], &[TICK, SLOW]).await;
+    cluster.node("a").expect("LEADING", PATIENCE).await;
+    cluster.start(&["b", "c"], &[TICK, SLOW]).await;
+    let ticks = cluster.wait_ticks(0, 2).await;
+
+    let tick: JobName = TICK.parse().expect("a job name");
+    cluster.jobs().job_set_paused(&tick, true).await.expect("pausing tick");
+    let paused = |e: &Execution| e.job == tick && e.status == ExecutionStatus::Skipped;
+    cluster
+        .wait_record("a tick fire skipped for the pause", PATIENCE, |executions| {
+            executions.iter().find(|e| paused(e)).map(|_| ())
+        })
+        .await;
+    cluster.jobs().job_set_paused(&tick, false).await.expect("resuming tick");
+    let ticks = cluster.wait_ticks(ticks, 2).await;
+
+    let slow: JobName = SLOW.parse().expect("a job name");
+    let run_now = TriggerParams {
+        job: slow.clone(),
+        fire_key: None,
+        scheduled_at: None,
+        trigger: Trigger::Manual,
+        claim_for: None,
+    };
+    let run_now = match cluster.jobs().trigger(run_now).await.expect("running slow now") {
+        TriggerOutcome::Recorded(execution) => execution,
+        existing => panic!("run-now found a fire on record: {existing:?}"),
+    };
+    cluster
+        .wait_record("the run-now execution's success", PATIENCE + SLOW_RUN, |executions| {
+            let done = executions.iter().find(|e| e.id == run_now.id)?;
+            (done.status == ExecutionStatus::Succeeded).then_some(())
+        })
+        .await;
+
+    let lease: LeaseName = SCHEDULER_LEASE.parse().expect("a lease name");
+    let (_, forced) = cluster.leader().await;
+    // Measured on the lease store's clock, which stamps the new term.
+    let released_at = cluster.leases().now().await.expect("the lease store's clock");
+    let params = ForceReleaseParams { name: lease.clone() };
+    cluster.leases().force_release(params).await.expect("force-releasing the scheduler lease");
+    let after_release = cluster.wait_leader(forced, PATIENCE).await;
+    let takeover = after_release.acquired_at.saturating_since(released_at);
+    measured.failover = Some(takeover);
+    assert!(takeover < setup.ttl, "taken over {takeover:?} after the forced release");
+
+    let (leader, stepping_down) = cluster.leader().await;
+    let asked_at = cluster.leases().now().await.expect("the lease store's clock");
+    cluster.node(&leader).send_line("STEP-DOWN").await;
+    cluster.node(&leader).expect("STEPPED-DOWN", PATIENCE).await;
+    let after_step_down = cluster.wait_leader(stepping_down, PATIENCE).await;
+    let handover = after_step_down.acquired_at.saturating_since(asked_at);
+    assert!(handover < setup.ttl, "handed over {handover:?} after the step-down");
+    cluster.wait_ticks(ticks, 2).await;
+
+    let executions = cluster.executions().await;
+    for skipped in executions.iter().filter(|e| paused(e)) {
+        let ran = executions.iter().find(|e| {
+            e.job == tick && e.scheduled_at == skipped.scheduled_at && e.started_at.is_some()
+        });
+        assert!(ran.is_none(), "a fire skipped for the pause ran: {skipped:?} and {ran:?}");
+    }
+    let manual = executions.iter().filter(|e| e.job == slow && e.trigger == Trigger::Manual);
+    assert_eq!(manual.count(), 1, "the run-now execution ran once: {executions:#?}");
+    cluster.finish(&mut measured).await;
+    measured
+}
