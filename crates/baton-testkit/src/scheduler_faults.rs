@@ -209,13 +209,24 @@ impl Cluster {
         (holder, token_of(&lease))
     }
 
-    /// Asserts that the leader term under `lease` began as an expired takeover (I8).
+    /// Asserts that the leader term under `lease` began as an expired takeover (I8). The
+    /// record is awaited for up to the term's TTL: a store that writes the leader change after
+    /// the grant (Consul: the key is acquired, then its token and the change are recorded) can
+    /// show the term one round trip before its record.
     pub async fn assert_expired_takeover(&self, lease: &Lease) {
         let params =
             HistoryParams { lease: Some(lease.name.clone()), limit: 1000, ..Default::default() };
-        let history = self.leases.history(params).await.expect("reading the leader history");
-        let term = history.items.iter().find(|change| change.token == lease.token);
-        let term = term.unwrap_or_else(|| panic!("no history record of {lease:?}: {history:?}"));
+        let deadline = tokio::time::Instant::now() + self.setup.ttl;
+        let term = loop {
+            let history =
+                self.leases.history(params.clone()).await.expect("reading the leader history");
+            if let Some(term) = history.items.iter().find(|change| change.token == lease.token) {
+                break term.clone();
+            }
+            let now = tokio::time::Instant::now();
+            assert!(now < deadline, "no history record of {lease:?} within its TTL: {history:?}");
+            tokio::time::sleep(POLL).await;
+        };
         assert_eq!(term.reason, ChangeReason::ExpiredTakeover, "{term:?}");
         assert_eq!(term.at, lease.acquired_at, "{term:?}");
     }
