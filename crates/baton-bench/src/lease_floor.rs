@@ -2,7 +2,8 @@
 //! store sends it, from the client library baton's backend uses, on connections of its own.
 //!
 //! A store plugs into `baton bench lease` with a [`LeaseFloor`] (its [`About`], how to open one
-//! floor lock, and a count of its writes if it keeps one) and a line in [`for_url`]; the timing is shared here.
+//! floor lock, and a count of its writes if it keeps one) and a line in [`STORES`], which also
+//! lists it in the help; the timing is shared here.
 
 use std::time::{Duration, Instant};
 
@@ -51,20 +52,84 @@ pub(crate) trait FloorLock: Send {
     async fn release(&mut self) -> anyhow::Result<()>;
 }
 
+/// A lease-only store `baton bench lease` measures.
+struct Store {
+    /// What its floor is; its `store` names it in the help.
+    about: &'static About,
+    /// The schemes of its URLs.
+    schemes: &'static [&'static str],
+    /// Its URLs as the help shows them.
+    urls: &'static str,
+    /// Its floor at a URL of one of `schemes`; connects nothing yet.
+    floor: fn(&str) -> anyhow::Result<Box<dyn LeaseFloor>>,
+}
+
+/// Every lease-only store `baton bench lease` measures, in the order the help lists them.
+const STORES: &[Store] = &[
+    Store {
+        about: &lease_floor_redis::ABOUT,
+        schemes: &["redis", "rediss", "redis+sentinel", "rediss+sentinel"],
+        urls: "redis://, rediss://, redis+sentinel://",
+        floor: |url| Ok(Box::new(lease_floor_redis::RedisFloor::new(url)?)),
+    },
+    Store {
+        about: &lease_floor_etcd::ABOUT,
+        schemes: &["etcd", "etcds"],
+        urls: "etcd://HOST:PORT[,HOST:PORT…], etcds:// with TLS",
+        floor: |url| Ok(Box::new(lease_floor_etcd::EtcdFloor::new(url))),
+    },
+    Store {
+        about: &lease_floor_zk::ABOUT,
+        schemes: &["zk"],
+        urls: "zk://",
+        floor: |url| Ok(Box::new(lease_floor_zk::ZkFloor::new(url)?)),
+    },
+    Store {
+        about: &lease_floor_kube::ABOUT,
+        schemes: &["kube"],
+        urls: "kube://NAMESPACE",
+        floor: |url| Ok(Box::new(lease_floor_kube::KubeFloor::new(url))),
+    },
+    Store {
+        about: &lease_floor_consul::ABOUT,
+        schemes: &["consul"],
+        urls: "consul://HOST:PORT",
+        floor: |url| Ok(Box::new(lease_floor_consul::ConsulFloor::new(url))),
+    },
+    Store {
+        about: &lease_floor_dynamodb::ABOUT,
+        schemes: &["dynamodb"],
+        urls: "dynamodb://TABLE?region=REGION",
+        floor: |url| Ok(Box::new(lease_floor_dynamodb::DynamoDbFloor::new(url))),
+    },
+    Store {
+        about: &lease_floor_azblob::ABOUT,
+        schemes: &["azblob"],
+        urls: "azblob://ACCOUNT/CONTAINER",
+        floor: |url| Ok(Box::new(lease_floor_azblob::AzblobFloor::new(url))),
+    },
+];
+
 /// The floor of the lease-only store at `url`.
 pub(crate) fn for_url(url: &str) -> anyhow::Result<Box<dyn LeaseFloor>> {
-    match url.split_once("://").map_or(url, |(scheme, _)| scheme) {
-        "redis" | "rediss" | "redis+sentinel" | "rediss+sentinel" => {
-            Ok(Box::new(lease_floor_redis::RedisFloor::new(url)?))
-        }
-        "etcd" | "etcds" => Ok(Box::new(lease_floor_etcd::EtcdFloor::new(url))),
-        "zk" => Ok(Box::new(lease_floor_zk::ZkFloor::new(url)?)),
-        "kube" => Ok(Box::new(lease_floor_kube::KubeFloor::new(url))),
-        "dynamodb" => Ok(Box::new(lease_floor_dynamodb::DynamoDbFloor::new(url))),
-        "azblob" => Ok(Box::new(lease_floor_azblob::AzblobFloor::new(url))),
-        "consul" => Ok(Box::new(lease_floor_consul::ConsulFloor::new(url))),
-        _ => anyhow::bail!("no lease floor for {}", baton::redact(url)),
+    let scheme = url.split_once("://").map_or(url, |(scheme, _)| scheme);
+    match STORES.iter().find(|store| store.schemes.contains(&scheme)) {
+        Some(store) => (store.floor)(url),
+        None => anyhow::bail!("no lease floor for {}", baton::redact(url)),
     }
+}
+
+/// The help of `baton bench lease --backend`: the stores for everything, then each of
+/// [`STORES`].
+pub(crate) fn backend_help() -> String {
+    let mut stores: Vec<String> =
+        STORES.iter().map(|store| format!("{} ({})", store.about.store, store.urls)).collect();
+    let last = stores.pop().unwrap_or_default();
+    format!(
+        "Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, or \
+         a lease-only store: {} or {last}.",
+        stores.join(", ")
+    )
 }
 
 /// `clients` floor locks, each cycling on a key of its own for `length`.
@@ -98,4 +163,26 @@ async fn cycle(mut lock: Box<dyn FloorLock>, window: Window) -> anyhow::Result<V
         samples.push(window.sample(OpKind::Release, began));
     }
     Ok(samples)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_store_is_lease_only_and_in_the_help() {
+        let help = backend_help();
+        for store in STORES {
+            assert!(help.contains(&format!("{} ({})", store.about.store, store.urls)), "{help}");
+            assert!(
+                store.schemes.iter().any(|scheme| store.urls.starts_with(&format!("{scheme}://"))),
+                "{} shows a URL of its own",
+                store.about.store
+            );
+            for scheme in store.schemes {
+                let kind = baton::url_kind(&format!("{scheme}://host")).expect("a known scheme");
+                assert_eq!(kind, baton::UrlKind::LeasesOnly, "{scheme}://");
+            }
+        }
+    }
 }

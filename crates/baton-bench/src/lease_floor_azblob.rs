@@ -18,7 +18,7 @@ use crate::writes::WriteCount;
 
 /// The Azure blob floor; the handover goal is a waiter's retry period (the service has no
 /// change feed), then its acquisition.
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     store: "Azure Blob",
     operations: "acquire, renew, release",
     description: "The floor is the cycle as plain blob lease actions: acquire (15 s), renew, \

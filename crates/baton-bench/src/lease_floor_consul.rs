@@ -9,18 +9,16 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use baton::LeaseStore;
 use baton::consul::{ConsulLeaseStore, PlainLock};
 
 use crate::lease_floor::{About, FloorLock, LeaseFloor};
 use crate::lease_report::HandoverGoal;
 use crate::writes::WriteCount;
 
-/// The floor lock's session TTL.
-const TTL: Duration = Duration::from_secs(15);
-
 /// The Consul floor; the handover goal is a blocking query's answer on the release, then the
 /// acquisition's five requests.
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     store: "Consul",
     operations: "session + acquire, renew, release + destroy",
     description: "The floor is a plain Consul lock: a session created and the key acquired \
@@ -51,7 +49,8 @@ impl LeaseFloor for ConsulFloor {
 
     async fn open(&self, key: String) -> anyhow::Result<Box<dyn FloorLock>> {
         let store = ConsulLeaseStore::connect(&self.url).await?;
-        Ok(Box::new(ConsulLock { store, key, lock: None }))
+        let ttl = store.capabilities().ttls.nearest(crate::client::TTL);
+        Ok(Box::new(ConsulLock { store, key, ttl, lock: None }))
     }
 
     async fn write_count(&self, _run: &str) -> anyhow::Result<Option<Box<dyn WriteCount>>> {
@@ -63,6 +62,8 @@ impl LeaseFloor for ConsulFloor {
 struct ConsulLock {
     store: ConsulLeaseStore,
     key: String,
+    /// The session's TTL: the leases' own, as the store grants it.
+    ttl: Duration,
     /// The lock while it is held.
     lock: Option<PlainLock>,
 }
@@ -70,7 +71,7 @@ struct ConsulLock {
 #[async_trait]
 impl FloorLock for ConsulLock {
     async fn acquire(&mut self) -> anyhow::Result<()> {
-        self.lock = Some(self.store.plain_lock(&self.key, TTL).await?);
+        self.lock = Some(self.store.plain_lock(&self.key, self.ttl).await?);
         Ok(())
     }
 

@@ -19,7 +19,7 @@ use crate::writes::WriteCount;
 
 /// The DynamoDB floor; with no change notification, a handover waits for the contender's next
 /// try, within the retry period (1 s, ± 20 %) and a round trip.
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     store: "DynamoDB",
     operations: "put, update, delete",
     description: "The floor is the cycle as plain conditional writes on one item: PutItem if \

@@ -18,7 +18,7 @@ use crate::writes::WriteCount;
 
 /// The etcd floor; the handover goal is a watch firing on the release and one more
 /// transaction taking the lease.
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     store: "etcd",
     operations: "one-key txn ×3",
     description: "The floor is the cycle as plain one-key transactions: put if absent, put if \

@@ -21,7 +21,7 @@ use crate::writes::WriteCount;
 
 /// The Kubernetes floor; the handover goal is a watch event on the release, then a read, the
 /// counter's write and the lease's write.
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     store: "Kubernetes",
     operations: "create, replace, delete",
     description: "The floor is the cycle as plain Lease writes: create, replace under the \

@@ -14,7 +14,7 @@ use crate::lease_report::HandoverGoal;
 use crate::writes::WriteCount;
 
 /// The Redis floor; the handover goal is what the best Redis locks reach on loopback.
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     store: "Redis",
     operations: "SET NX PX / PEXPIRE / DEL",
     description: "The floor is the cycle a plain Redis lock sends: SET NX PX, PEXPIRE, DEL, one round trip \

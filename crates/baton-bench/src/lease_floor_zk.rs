@@ -18,7 +18,7 @@ use crate::writes::WriteCount;
 
 /// The ZooKeeper floor; the handover goal is a watch firing on the release and one more request
 /// taking the lease, at the pace of the ensemble's log writes.
-const ABOUT: About = About {
+pub(crate) const ABOUT: About = About {
     store: "ZooKeeper",
     operations: "create / setData / delete",
     description: "The floor is a plain create / setData / delete cycle of one ephemeral node, one request \

@@ -1,6 +1,7 @@
-//! `baton bench lease` on a lease-only store (Redis, etcd, ZooKeeper, Kubernetes): baton's acquire → renew →
-//! release cycle against the store's floor ([`LeaseFloor`]) at 1 and [`CLIENTS`] clients, in
-//! alternating rounds; then the graceful handover, the crash failover and the idle load.
+//! `baton bench lease` on a lease-only store (any with a floor in [`lease_floor`]): baton's
+//! acquire → renew → release cycle against the store's floor ([`LeaseFloor`]) at 1 and
+//! [`CLIENTS`] clients, in alternating rounds; then the graceful handover, the crash failover
+//! and the idle load.
 
 use crate::LeaseBenchArgs;
 use crate::client::connect_all;

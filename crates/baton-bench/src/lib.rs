@@ -115,11 +115,9 @@ pub enum Scenario {
 /// Arguments of `baton bench lease`.
 #[derive(Debug, Args)]
 pub struct LeaseBenchArgs {
-    /// Backend URL: sqlite://PATH, postgres://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB, or a
-    /// lease-only store: Redis (redis://, rediss://, redis+sentinel://), etcd
-    /// (etcd://HOST:PORT[,HOST:PORT…], etcds:// with TLS), ZooKeeper (zk://) or Kubernetes
-    /// (kube://NAMESPACE).
-    #[arg(long, env = "BATON_BACKEND", value_name = "URL")]
+    /// Backend URL: a store for everything (SQLite, PostgreSQL, MySQL) or a lease-only store
+    /// whose floor the benchmark knows; the help lists their URLs.
+    #[arg(long, env = "BATON_BACKEND", value_name = "URL", help = lease_floor::backend_help())]
     pub backend: String,
     /// How long each throughput measurement runs.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = duration)]

@@ -1,8 +1,8 @@
 //! Connecting an etcd lease store: the URL, the members' checks, the credentials.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use baton_core::lease::Remembered;
 use baton_core::{Error, LeaseName, Result};
 use serde_json::json;
 
@@ -14,9 +14,6 @@ use crate::record::{self, State};
 use crate::sessions::Sessions;
 use crate::url;
 use crate::wire::{self, b64};
-
-/// Lease states remembered beyond which the memory is cleared.
-const MAX_REMEMBERED: usize = 4096;
 
 /// Leases kept in etcd: each held lease is a key attached to its holder's etcd lease, so etcd's
 /// leader judges expiry; each acquisition's revision is its fencing token; a watch tells
@@ -36,7 +33,7 @@ pub(crate) struct Inner {
     pub(crate) history_length: u32,
     /// The state of leases as this store last wrote or read them: the basis of its next
     /// compare-and-set, never an answer by itself.
-    remembered: Mutex<HashMap<LeaseName, State>>,
+    states: Remembered<State>,
 }
 
 impl std::fmt::Debug for EtcdLeaseStore {
@@ -73,7 +70,7 @@ impl EtcdLeaseStore {
             sessions: Sessions::default(),
             pending: PendingReleases::default(),
             history_length: options.history_length,
-            remembered: Mutex::new(HashMap::new()),
+            states: Remembered::default(),
         };
         Ok(EtcdLeaseStore { inner: Arc::new(inner) })
     }
@@ -95,22 +92,14 @@ async fn check_version(client: &Client) -> Result<()> {
 }
 
 impl Inner {
-    fn memory(&self) -> std::sync::MutexGuard<'_, HashMap<LeaseName, State>> {
-        self.remembered.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
     /// The state this store last saw for `name`, or an empty one.
     pub(crate) fn remembered(&self, name: &LeaseName) -> State {
-        self.memory().get(name).cloned().unwrap_or_default()
+        self.states.get(name.as_str()).unwrap_or_default()
     }
 
     /// Remembers the state of `name` as just written or read.
     pub(crate) fn remember(&self, name: &LeaseName, state: State) {
-        let mut memory = self.memory();
-        if memory.len() >= MAX_REMEMBERED {
-            memory.clear();
-        }
-        memory.insert(name.clone(), state);
+        self.states.remember(name.as_str(), state);
     }
 
     /// Reads the keys of one lease together: in one round trip when the etcd lease carrying

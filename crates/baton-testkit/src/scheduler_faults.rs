@@ -23,7 +23,8 @@ use crate::node::{self, NodeProcess, Run, SLOW, TICK};
 /// The lease whose holder is the scheduler leader (the scheduler's default).
 pub const SCHEDULER_LEASE: &str = "baton-scheduler";
 /// How often the test rereads the store while it waits for a condition.
-const POLL: Duration = Duration::from_millis(50);
+/// How often the harness reads the store while it waits for something.
+pub(crate) const POLL: Duration = Duration::from_millis(50);
 
 /// Where the nodes run.
 #[derive(Debug, Clone)]

@@ -68,6 +68,22 @@ pub enum UrlKind {
     LeasesOnly,
 }
 
+/// The lease-only stores: whether this build has each (its cargo feature), its URL schemes, and
+/// the forms of its URLs, for error messages. [`open_leases`] opens each built one.
+const LEASE_ONLY: &[(bool, &[&str], &str)] = &[
+    (
+        cfg!(feature = "redis"),
+        &["redis", "rediss", "redis+sentinel", "rediss+sentinel"],
+        "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER",
+    ),
+    (cfg!(feature = "zookeeper"), &["zk"], "zk://HOST:PORT[,…][/CHROOT]"),
+    (cfg!(feature = "etcd"), &["etcd", "etcds"], "etcd[s]://HOST:PORT[,…]"),
+    (cfg!(feature = "kube"), &["kube"], "kube://[NAMESPACE]"),
+    (cfg!(feature = "consul"), &["consul"], "consul://HOST:PORT"),
+    (cfg!(feature = "azblob"), &["azblob"], "azblob://ACCOUNT/CONTAINER[?endpoint=URL]"),
+    (cfg!(feature = "dynamodb"), &["dynamodb"], "dynamodb://TABLE?region=REGION"),
+];
+
 /// What the store named by `url` can hold, without opening it; an unknown scheme, or one this
 /// build lacks, is refused with one line naming the accepted ones.
 pub fn url_kind(url: &str) -> Result<UrlKind> {
@@ -77,22 +93,13 @@ pub fn url_kind(url: &str) -> Result<UrlKind> {
         "sqlite" => Ok(UrlKind::Everything),
         #[cfg(feature = "postgres")]
         "postgres" | "postgresql" => Ok(UrlKind::Everything),
-        #[cfg(feature = "redis")]
-        "redis" | "rediss" | "redis+sentinel" | "rediss+sentinel" => Ok(UrlKind::LeasesOnly),
         #[cfg(feature = "mysql")]
         "mysql" | "mariadb" => Ok(UrlKind::Everything),
-        #[cfg(feature = "zookeeper")]
-        "zk" => Ok(UrlKind::LeasesOnly),
-        #[cfg(feature = "etcd")]
-        "etcd" | "etcds" => Ok(UrlKind::LeasesOnly),
-        #[cfg(feature = "kube")]
-        "kube" => Ok(UrlKind::LeasesOnly),
-        #[cfg(feature = "consul")]
-        "consul" => Ok(UrlKind::LeasesOnly),
-        #[cfg(feature = "azblob")]
-        "azblob" => Ok(UrlKind::LeasesOnly),
-        #[cfg(feature = "dynamodb")]
-        "dynamodb" => Ok(UrlKind::LeasesOnly),
+        scheme
+            if LEASE_ONLY.iter().any(|&(built, schemes, _)| built && schemes.contains(&scheme)) =>
+        {
+            Ok(UrlKind::LeasesOnly)
+        }
         _ => Err(unknown_scheme(url)),
     }
 }
@@ -163,18 +170,8 @@ pub async fn connect(url: &str) -> Result<Backend> {
 }
 
 fn unknown_scheme(url: &str) -> Error {
-    let lease_only = [
-        (cfg!(feature = "redis"), "redis[s]://HOST:PORT, redis[s]+sentinel://HOST:PORT[,…]/MASTER"),
-        (cfg!(feature = "zookeeper"), "zk://HOST:PORT[,…][/CHROOT]"),
-        (cfg!(feature = "etcd"), "etcd[s]://HOST:PORT[,…]"),
-        (cfg!(feature = "kube"), "kube://[NAMESPACE]"),
-        (cfg!(feature = "consul"), "consul://HOST:PORT"),
-        (cfg!(feature = "azblob"), "azblob://ACCOUNT/CONTAINER[?endpoint=URL]"),
-        (cfg!(feature = "dynamodb"), "dynamodb://TABLE?region=REGION"),
-    ]
-    .into_iter()
-    .filter_map(|(built, form)| built.then_some(form))
-    .collect::<Vec<_>>();
+    let lease_only =
+        LEASE_ONLY.iter().filter_map(|&(built, _, form)| built.then_some(form)).collect::<Vec<_>>();
     let lease_only = match lease_only.is_empty() {
         true => String::new(),
         false => format!(", or for leases only {}", lease_only.join(", ")),
@@ -198,7 +195,8 @@ pub async fn connect_leases(url: &str) -> Result<Arc<dyn LeaseStore>> {
     Ok(open_leases(url).await?.0)
 }
 
-/// The lease store at `url`, and its schema when baton manages one.
+/// The lease store at `url`, and its schema when baton manages one. Each scheme of
+/// [`LEASE_ONLY`] this build has is opened here (a test checks it).
 async fn open_leases(url: &str) -> Result<(Arc<dyn LeaseStore>, Option<Schema>)> {
     match scheme(url) {
         #[cfg(feature = "redis")]
@@ -313,4 +311,32 @@ pub struct Migrated {
     pub store: &'static str,
     /// The migrations applied, in order; empty when its schema was already current.
     pub applied: Vec<Migration>,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Each lease-only scheme this build has is judged lease-only and opened by its own store,
+    /// not refused by [`connect`]: [`LEASE_ONLY`] and [`open_leases`] agree.
+    #[tokio::test]
+    async fn every_lease_only_scheme_is_opened_by_its_store() {
+        for &(built, schemes, _) in LEASE_ONLY {
+            for scheme in schemes {
+                // An unknown parameter: each store refuses it before connecting anywhere.
+                let url = format!("{scheme}://localhost:1?baton_unknown=1");
+                assert_eq!(url_kind(&url).ok(), built.then_some(UrlKind::LeasesOnly), "{url}");
+                if !built {
+                    continue;
+                }
+                let opened = tokio::time::timeout(Duration::from_secs(5), open_leases(&url)).await;
+                if let Ok(Err(err)) = opened {
+                    let err = err.to_string();
+                    assert!(!err.contains("holds leases only"), "{scheme}:// is not opened: {err}");
+                }
+            }
+        }
+    }
 }

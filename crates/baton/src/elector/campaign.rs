@@ -104,7 +104,9 @@ impl Campaign {
     /// a waiting contender takes over at once, and stays out of the election for two retry
     /// periods (at their longest jitter) before campaigning again, so that even a contender
     /// that polls instead of being woken wins the next term. Answers whether this process was
-    /// leading; when it was not, nothing changes.
+    /// leading; when it was not, nothing changes. "Leading" is what this process knows: while
+    /// its acquisition is in flight it is not leading yet, even if the store has granted the
+    /// lease and another reader already sees the new term.
     pub async fn step_down(&self) -> bool {
         self.step_downs.request().await
     }
