@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{Put, TransactWriteItem};
+use baton_core::lease::TermRecord;
 use baton_core::lease::transition::check_ttl;
 use baton_core::{
     AcquireOutcome, AcquireParams, ChangeReason, Error, ErrorKind, Lease, LeaseName, ReleaseKind,

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use baton_core::lease::TermRecord;
 use baton_core::{FencingToken, HolderId, Lease, LeaseName, ReleaseKind, Result, StoreTime};
 
 use crate::keys::{self, Item};
@@ -60,11 +61,6 @@ impl Record {
         format!("{}.{}", self.token, self.rev)
     }
 
-    /// Whether `holder` holds the lease under `token` by this record.
-    pub(crate) fn held_by(&self, holder: &HolderId, token: FencingToken) -> bool {
-        self.holder.as_deref() == Some(holder.as_str()) && self.token == token
-    }
-
     /// The lease as the record states it: held until its last renewal plus its duration, or
     /// released at its last write.
     pub(crate) fn lease(&self, name: &LeaseName) -> Result<Lease> {
@@ -83,6 +79,17 @@ impl Record {
             ttl: self.duration,
             released: self.released,
         })
+    }
+}
+
+impl TermRecord for Record {
+    /// Whether `holder` holds the lease under `token` by this record.
+    fn held_by(&self, holder: &HolderId, token: FencingToken) -> bool {
+        self.holder.as_deref() == Some(holder.as_str()) && self.token == token
+    }
+
+    fn duration(&self) -> Duration {
+        self.duration
     }
 }
 

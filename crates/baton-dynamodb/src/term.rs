@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use baton_core::lease::TermRecord;
 use baton_core::lease::renew_each;
 use baton_core::{
     Error, ErrorKind, FencingToken, ForceReleaseParams, HolderId, Lease, LeaseName, ReleaseKind,

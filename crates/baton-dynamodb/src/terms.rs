@@ -1,34 +1,13 @@
 //! The terms this store granted or renewed: the record as last written and when that write was
 //! sent, so that a renewal needs no read before it and a term past its duration is not renewed.
 
-use baton_core::lease::Remembered;
-use baton_core::{FencingToken, HolderId};
-use tokio::time::Instant;
+use baton_core::lease::{Remembered, Written};
 
 use crate::record::Record;
 
 /// One term as this store last wrote it.
-#[derive(Debug, Clone)]
-pub(crate) struct Term {
-    /// The record as written.
-    pub(crate) record: Record,
-    /// When the write was sent: the term lapses its duration after that.
-    pub(crate) sent: Instant,
-}
-
-impl Term {
-    /// Whether this is the term of `holder` under `token`.
-    pub(crate) fn of(&self, holder: &HolderId, token: FencingToken) -> bool {
-        self.record.held_by(holder, token)
-    }
-
-    /// Whether the term outlived its duration since its last write was sent: a contender may
-    /// have judged it expired.
-    pub(crate) fn lapsed(&self) -> bool {
-        self.sent.elapsed() >= self.record.duration
-    }
-}
+pub(crate) type Term = Written<Record>;
 
 /// The terms of this store, by lease name. A term is forgotten only if it is the caller's
-/// ([`Term::of`]): another holder's term of the same lease in this process stays.
+/// ([`Written::of`]): another holder's term of the same lease in this process stays.
 pub(crate) type Terms = Remembered<Term>;

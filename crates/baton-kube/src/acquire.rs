@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use baton_core::lease::TermRecord;
 use baton_core::lease::transition::MAX_TTL;
 use baton_core::{
     AcquireOutcome, AcquireParams, ChangeReason, Error, ErrorKind, LeaseName, ReleaseKind, Result,

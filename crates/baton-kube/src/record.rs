@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use baton_core::lease::TermRecord;
 use baton_core::{
     ChangeReason, Error, ErrorKind, FencingToken, HolderId, Lease, LeaseName, ReleaseKind, Result,
     StoreTime,
@@ -145,11 +146,6 @@ impl Record {
         self.object.spec.as_ref().and_then(|spec| spec.lease_transitions).unwrap_or(0)
     }
 
-    /// Whether `holder` holds the lease under `token` by this record.
-    pub(crate) fn held_by(&self, holder: &HolderId, token: FencingToken) -> bool {
-        self.holder.as_deref() == Some(holder.as_str()) && self.token == Some(token)
-    }
-
     /// The leader changes kept on the object, oldest first.
     pub(crate) fn history(&self) -> Result<Vec<Change>> {
         let annotations = self.object.metadata.annotations.as_ref();
@@ -187,6 +183,17 @@ impl Record {
             ttl: self.duration,
             released: self.released,
         })
+    }
+}
+
+impl TermRecord for Record {
+    /// Whether `holder` holds the lease under `token` by this record.
+    fn held_by(&self, holder: &HolderId, token: FencingToken) -> bool {
+        self.holder.as_deref() == Some(holder.as_str()) && self.token == Some(token)
+    }
+
+    fn duration(&self) -> Duration {
+        self.duration
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use baton_core::lease::TermRecord;
 use baton_core::lease::renew_each;
 use baton_core::{
     Error, ErrorKind, FencingToken, ForceReleaseParams, HolderId, Lease, ReleaseKind,

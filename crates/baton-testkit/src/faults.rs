@@ -3,10 +3,14 @@
 
 use std::time::{Duration, Instant};
 
+use baton::LeaseName;
+use baton::core::ForceReleaseParams;
+
 use crate::fake_clock::FakeClock;
 use crate::holder::HolderProcess;
 use crate::ledger::{Ledger, LedgerReport};
 use crate::proxy::{FaultProxy, Mode};
+use crate::terms;
 
 /// The TTL fault tests give their holders unless the store grants nothing that short: renew
 /// every 600 ms, step down 2.1 s after the last successful renewal, retry every 300 ms ± 20 %.
@@ -138,6 +142,36 @@ pub async fn paused_holder_notices_its_loss_and_is_fenced(setup: &Setup) {
     assert_eq!(probe.token(), lost.token());
     let report = setup.check_ledger().await;
     assert!(report.rejected >= 1, "{report:?}");
+}
+
+/// An operator force-releases the lease while holder `a` leads and writes: another term
+/// begins under a greater token well before the lease could have expired, `a` learns of its
+/// loss at its next renewal, and the ledger holds no stale and no late write, whatever order
+/// `a`'s last writes and the next holder's first ones landed in. Answers how long after the
+/// release the next term began (on the lease store's clock) and how long `a` went on leading
+/// (real time).
+pub async fn forced_release_is_fenced(setup: &Setup) -> (Duration, Duration) {
+    let leases = baton::connect_leases(&setup.url).await.expect("connecting to the lease store");
+    let name: LeaseName = setup.lease.parse().expect("a lease name");
+    let mut a = setup.holder("a").await;
+    let (acquired_a, _) = a.expect("ACQUIRED", PATIENCE).await;
+    a.expect("WROTE", PATIENCE).await;
+    let _b = setup.holder("b").await;
+    let term = acquired_a.token().expect("a's token");
+    let released_at = leases.now().await.expect("the lease store's clock");
+    let released = Instant::now();
+    let params = ForceReleaseParams { name: name.clone() };
+    leases.force_release(params).await.expect("force-releasing the lease");
+    let next = terms::wait_term(&*leases, &name, term, setup.takeover_bound()).await;
+    let takeover = next.acquired_at.saturating_since(released_at);
+    assert!(takeover < setup.ttl, "taken over {takeover:?} after the forced release");
+    let (lost, _) = a.expect("LOST", PATIENCE).await;
+    assert_eq!(lost.token(), Some(term), "{lost:?}");
+    let went_on = lost.at.duration_since(released);
+    let bound = (setup.ttl / 5).div_f64(setup.clock.rate) + MEASUREMENT_ALLOWANCE;
+    assert!(went_on <= bound, "a led {went_on:?} after the forced release, bound {bound:?}");
+    setup.check_ledger().await;
+    (takeover, went_on)
 }
 
 /// A blackhole between the holder and the store: see [`cut_holder_steps_down_and_is_fenced_by`].

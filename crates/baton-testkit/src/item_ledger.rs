@@ -15,9 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 use baton::FencingToken;
-use sqlx::Connection;
 
-use crate::ledger::{Ledger, on_each_pool};
+use crate::ledger::{Ledger, fenced_transaction, on_each_pool};
 
 const CREATE_POSTGRES: &str = "
 CREATE TABLE IF NOT EXISTS baton_test_items (
@@ -177,53 +176,17 @@ impl ItemLedger {
             Ledger::Postgres(_) => (FIND_POSTGRES, INSERT_POSTGRES, REJECT_POSTGRES),
             Ledger::Sqlite(_) | Ledger::Mysql(_) => (FIND, INSERT, REJECT),
         };
-        // The partition's fence checked and bumped in the transaction `$tx` by the backend's
-        // own helper, then the item written unless it is there; answers whether it was
-        // written, or `None` when the fence refused the token as stale.
-        macro_rules! fenced {
-            ($tx:ident, $fence:path, $stale:pat) => {
-                match $fence(&mut $tx, &fence, token).await {
-                    Ok(()) => {
-                        let found: Option<i64> = sqlx::query_scalar(find)
-                            .bind(part)
-                            .bind(item)
-                            .fetch_optional(&mut *$tx)
-                            .await?;
-                        if found.is_none() {
-                            let insert = sqlx::query(insert).bind(part).bind(item).bind(node);
-                            insert.bind(token.to_store()).execute(&mut *$tx).await?;
-                        }
-                        $tx.commit().await?;
-                        Some(found.is_none())
-                    }
-                    Err($stale) => None,
-                    Err(err) => return Err(err.into()),
-                }
-            };
-        }
-        let written = match &self.0 {
-            Ledger::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                fenced!(
-                    tx,
-                    baton::postgres::check_and_bump,
-                    baton::postgres::FenceError::Stale { .. }
-                )
+        // The item is written unless an earlier claim wrote it: `Some(true)` when written.
+        let written = fenced_transaction!(&self.0, &fence, token, tx => {
+            let found: Option<i64> =
+                sqlx::query_scalar(find).bind(part).bind(item).fetch_optional(&mut *tx).await?;
+            if found.is_none() {
+                let insert = sqlx::query(insert).bind(part).bind(item).bind(node);
+                insert.bind(token.to_store()).execute(&mut *tx).await?;
             }
-            Ledger::Sqlite(pool) => {
-                let mut conn = pool.acquire().await?;
-                let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-                fenced!(
-                    tx,
-                    baton::sqlite::fence::check_and_bump,
-                    baton::sqlite::FenceError::Stale { .. }
-                )
-            }
-            Ledger::Mysql(pool) => {
-                let mut tx = pool.begin().await?;
-                fenced!(tx, baton::mysql::check_and_bump, baton::mysql::FenceError::Stale { .. })
-            }
-        };
+            tx.commit().await?;
+            found.is_none()
+        });
         match written {
             Some(true) => Ok(Commit::Written),
             Some(false) => Ok(Commit::Redone),

@@ -22,7 +22,7 @@ use baton::FencingToken;
 use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::SqlitePoolOptions;
-use sqlx::{Connection, Executor, MySqlPool, PgPool, SqlitePool};
+use sqlx::{Executor, MySqlPool, PgPool, SqlitePool};
 
 /// The resource lease holders append to.
 pub const RESOURCE: &str = "ledger";
@@ -75,6 +75,43 @@ macro_rules! on_each_pool {
     };
 }
 pub(crate) use on_each_pool;
+
+/// In one transaction on the ledger's store, `$resource`'s fence checked and bumped with
+/// `$token` by the backend's own helper, then `$body` with `$tx` bound to the transaction (the
+/// body commits it): `Some` of the body's value, or `None` when the fence refused the token as
+/// stale and the body did not run. Any other error returns from the enclosing function.
+macro_rules! fenced_transaction {
+    ($ledger:expr, $resource:expr, $token:expr, $tx:ident => $body:expr) => {
+        match $ledger {
+            $crate::ledger::Ledger::Postgres(pool) => {
+                let mut $tx = pool.begin().await?;
+                match baton::postgres::check_and_bump(&mut $tx, $resource, $token).await {
+                    Ok(()) => Some($body),
+                    Err(baton::postgres::FenceError::Stale { .. }) => None,
+                    Err(err) => return Err(err.into()),
+                }
+            }
+            $crate::ledger::Ledger::Sqlite(pool) => {
+                let mut conn = pool.acquire().await?;
+                let mut $tx = sqlx::Connection::begin_with(&mut *conn, "BEGIN IMMEDIATE").await?;
+                match baton::sqlite::fence::check_and_bump(&mut $tx, $resource, $token).await {
+                    Ok(()) => Some($body),
+                    Err(baton::sqlite::FenceError::Stale { .. }) => None,
+                    Err(err) => return Err(err.into()),
+                }
+            }
+            $crate::ledger::Ledger::Mysql(pool) => {
+                let mut $tx = pool.begin().await?;
+                match baton::mysql::check_and_bump(&mut $tx, $resource, $token).await {
+                    Ok(()) => Some($body),
+                    Err(baton::mysql::FenceError::Stale { .. }) => None,
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        }
+    };
+}
+pub(crate) use fenced_transaction;
 
 /// Connections per process: a writer appends and records rejections; a checker reads.
 const POOL_SIZE: u32 = 4;
@@ -167,49 +204,13 @@ impl Ledger {
     ) -> anyhow::Result<Append> {
         let margin = || check.map(|check| check().map(micros)).transpose();
         let (entry, _) = self.inserts();
-        // One fenced append in the transaction `$tx`: the fence checked and bumped by the
-        // backend's own helper, then the entry, then the commit; answers whether the fence
-        // refused the token as stale.
-        macro_rules! fenced {
-            ($tx:ident, $fence:path, $stale:pat) => {
-                match $fence(&mut $tx, resource, token).await {
-                    Ok(()) => {
-                        let Ok(margin) = margin() else { return Ok(Append::Stopped) };
-                        let insert = sqlx::query(entry).bind(resource).bind(writer);
-                        let insert = insert.bind(token.to_store());
-                        insert.bind(margin).execute(&mut *$tx).await?;
-                        $tx.commit().await?;
-                        false
-                    }
-                    Err($stale) => true,
-                    Err(err) => return Err(err.into()),
-                }
-            };
-        }
-        let stale = match self {
-            Ledger::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                fenced!(
-                    tx,
-                    baton::postgres::check_and_bump,
-                    baton::postgres::FenceError::Stale { .. }
-                )
-            }
-            Ledger::Sqlite(pool) => {
-                let mut conn = pool.acquire().await?;
-                let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-                fenced!(
-                    tx,
-                    baton::sqlite::fence::check_and_bump,
-                    baton::sqlite::FenceError::Stale { .. }
-                )
-            }
-            Ledger::Mysql(pool) => {
-                let mut tx = pool.begin().await?;
-                fenced!(tx, baton::mysql::check_and_bump, baton::mysql::FenceError::Stale { .. })
-            }
-        };
-        if !stale {
+        let accepted = fenced_transaction!(self, resource, token, tx => {
+            let Ok(margin) = margin() else { return Ok(Append::Stopped) };
+            let insert = sqlx::query(entry).bind(resource).bind(writer);
+            insert.bind(token.to_store()).bind(margin).execute(&mut *tx).await?;
+            tx.commit().await?;
+        });
+        if accepted.is_some() {
             return Ok(Append::Accepted);
         }
         let (_, rejection) = self.inserts();

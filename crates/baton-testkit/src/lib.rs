@@ -2,6 +2,7 @@
 //! a TCP fault proxy, fenced ledgers with their checkers, and fault scenarios with lease
 //! holders and scheduler nodes as separate processes.
 
+pub mod cluster_admin;
 pub mod cluster_faults;
 pub mod cluster_node;
 pub mod conformance;
@@ -23,3 +24,4 @@ pub mod scheduler_faults;
 pub mod scheduler_overlap;
 pub mod seed;
 pub mod servers;
+pub mod terms;

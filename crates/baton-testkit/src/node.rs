@@ -14,9 +14,9 @@ pub use crate::evented::Event;
 use crate::evented::EventedProcess;
 use crate::node_args::NodeArgs;
 
-/// The leader election TTL of a node: renew every 600 ms, step down 2.1 s after the last
-/// renewal, retry every 300 ms ± 20 %.
-pub const TTL: Duration = Duration::from_secs(3);
+/// The leader election TTL of a node: the lease holders' (renew every 600 ms, step down 2.1 s
+/// after the last renewal, retry every 300 ms ± 20 %).
+pub use crate::faults::TTL;
 /// How often a node heartbeats the executions it runs.
 pub const HEARTBEAT_INTERVAL: Duration = Duration::from_millis(300);
 /// A running execution whose heartbeat is older than this (store clock) is abandoned.

@@ -4,6 +4,35 @@
 
 use std::time::Duration;
 
+use crate::faults::{MEASUREMENT_ALLOWANCE, TTL, retry_with_jitter};
+
+/// Where a harness runs node processes: their binary, their stores and their election's TTL,
+/// which become each node's command line.
+#[derive(Debug, Clone)]
+pub struct NodeSetup {
+    /// Path of the node binary (`baton-test-node` or `baton-cluster-node`).
+    pub binary: String,
+    /// Backend URL the nodes use.
+    pub url: String,
+    /// Where their leases are: `url` itself, or a lease-only store beside it.
+    pub leases: String,
+    /// Their election's TTL: [`TTL`], or the lease store's shortest.
+    pub ttl: Duration,
+}
+
+impl NodeSetup {
+    /// Nodes running `binary` with leases and state in the one store at `url`, under [`TTL`].
+    pub fn on(binary: &str, url: String) -> NodeSetup {
+        NodeSetup { binary: binary.to_string(), leases: url.clone(), url, ttl: TTL }
+    }
+
+    /// How long the fail-over of a killed or paused leader may take: its lease's TTL, the
+    /// contenders' retry period, and the allowance for a busy machine.
+    pub fn failover_bound(&self) -> Duration {
+        self.ttl + retry_with_jitter(self.ttl) + MEASUREMENT_ALLOWANCE
+    }
+}
+
 /// A node binary's command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeArgs {

@@ -3,11 +3,13 @@
 
 use baton::LeaseName;
 use baton::core::job::{TriggerOutcome, TriggerParams};
-use baton::core::{Execution, ExecutionStatus, ForceReleaseParams, JobName, StoreTime, Trigger};
+use baton::core::{Execution, ExecutionStatus, ForceReleaseParams, JobName, Trigger};
 
 use crate::faults::PATIENCE;
 use crate::node::{SLOW, SLOW_RUN, TICK};
-use crate::scheduler_faults::{Cluster, Measured, POLL, SCHEDULER_LEASE, Setup};
+use crate::node_args::NodeSetup;
+use crate::scheduler_faults::{Cluster, Measured, SCHEDULER_LEASE};
+use crate::terms;
 
 /// While three nodes run `tick` and `slow`: `tick` is paused, then resumed; `slow` is run now;
 /// the scheduler lease is force-released; the leader is asked to step down.
@@ -18,8 +20,8 @@ use crate::scheduler_faults::{Cluster, Measured, POLL, SCHEDULER_LEASE, Setup};
 ///   under a greater token, well before the lease could have expired;
 /// - the audit of the whole window is clean, the ledger has no stale write, and every start
 ///   a node reported is a claim on record ([`Cluster::finish`](crate::scheduler_faults::Cluster::finish)).
-pub async fn admin_calls_keep_every_fire_once(setup: &Setup) -> Measured {
-    let mut cluster = setup.cluster().await;
+pub async fn admin_calls_keep_every_fire_once(setup: &NodeSetup) -> Measured {
+    let mut cluster = Cluster::new(setup).await;
     let mut measured = Measured::default();
     cluster.start(&["a"], &[TICK, SLOW]).await;
     cluster.node("a").expect("LEADING", PATIENCE).await;
@@ -59,7 +61,7 @@ pub async fn admin_calls_keep_every_fire_once(setup: &Setup) -> Measured {
     let lease: LeaseName = SCHEDULER_LEASE.parse().expect("a lease name");
     let (_, forced) = cluster.leader().await;
     // Measured on the lease store's clock, which stamps the new term.
-    let released_at = cluster.leases().now().await.expect("the lease store's clock");
+    let released_at = cluster.lease_now().await;
     let params = ForceReleaseParams { name: lease.clone() };
     cluster.leases().force_release(params).await.expect("force-releasing the scheduler lease");
     let after_release = cluster.wait_leader(forced, PATIENCE).await;
@@ -68,7 +70,8 @@ pub async fn admin_calls_keep_every_fire_once(setup: &Setup) -> Measured {
     assert!(takeover < setup.ttl, "taken over {takeover:?} after the forced release");
 
     let (leader, stepping_down) = cluster.leader().await;
-    let asked_at = step_down(&mut cluster, &leader).await;
+    let leases = cluster.leases().clone();
+    let asked_at = terms::step_down(cluster.node(&leader), &*leases).await;
     let after_step_down = cluster.wait_leader(stepping_down, PATIENCE).await;
     let handover = after_step_down.acquired_at.saturating_since(asked_at);
     assert!(handover < setup.ttl, "handed over {handover:?} after the step-down");
@@ -85,22 +88,4 @@ pub async fn admin_calls_keep_every_fire_once(setup: &Setup) -> Measured {
     assert_eq!(manual.count(), 1, "the run-now execution ran once: {executions:#?}");
     cluster.finish(&mut measured).await;
     measured
-}
-
-/// Asks `leader` to step down until it answers that it led, and returns when (on the lease
-/// store's clock) the answered request was sent. The store shows a term before the node's own
-/// acquisition returns (Azure Blob and Consul record the term in several calls), and a node
-/// asked in between answers that it is not leading yet.
-async fn step_down(cluster: &mut Cluster, leader: &str) -> StoreTime {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let asked_at = cluster.leases().now().await.expect("the lease store's clock");
-        cluster.node(leader).send_line("STEP-DOWN").await;
-        let (answer, _) = cluster.node(leader).expect("STEPPED-DOWN", PATIENCE).await;
-        if answer.detail == "true" {
-            return asked_at;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{leader} never knew it led");
-        tokio::time::sleep(POLL).await;
-    }
 }

@@ -13,7 +13,8 @@ use baton::core::{Execution, ExecutionStatus, Trigger};
 
 use crate::faults::PATIENCE;
 use crate::node::{self, Run, TICK};
-use crate::scheduler_faults::{Cluster, Measured, Setup};
+use crate::node_args::NodeSetup;
+use crate::scheduler_faults::{Cluster, Measured};
 
 /// The nodes of the scenario; the first leads.
 const NODES: [&str; 3] = ["a", "b", "c"];
@@ -38,10 +39,10 @@ pub enum Held {
 /// leader ran are recorded by the new leader at once and all succeed; none is skipped against
 /// the held execution or against another owed fire; the audit is clean.
 pub async fn owed_fires_of_a_forbid_job_run_after_the_leader_dies(
-    setup: &Setup,
+    setup: &NodeSetup,
     held: Held,
 ) -> Measured {
-    let mut cluster = setup.cluster().await;
+    let mut cluster = Cluster::new(setup).await;
     let mut measured = Measured::default();
     cluster.start(&NODES[..1], &[TICK]).await;
     cluster.node(NODES[0]).expect("LEADING", PATIENCE).await;

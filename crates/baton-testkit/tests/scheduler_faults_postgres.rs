@@ -2,12 +2,13 @@
 //! row, `faults_postgres.rs`), on a throwaway PostgreSQL server with three nodes as separate
 //! processes.
 
-use baton_testkit::scheduler_faults::{self, Setup};
+use baton_testkit::node_args::NodeSetup;
+use baton_testkit::scheduler_faults;
 use baton_testkit::scheduler_overlap::{self, Held};
 use baton_testkit::servers::PostgresServer;
 
-fn setup(server: &PostgresServer) -> Setup {
-    Setup::on(env!("CARGO_BIN_EXE_baton-test-node"), server.url())
+fn setup(server: &PostgresServer) -> NodeSetup {
+    NodeSetup::on(env!("CARGO_BIN_EXE_baton-test-node"), server.url())
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,12 +1,13 @@
 //! Scheduler fault tests beside the matrix's (the leader killed or paused is in the store's
 //! row, `faults_sqlite.rs`), on SQLite with three nodes as separate processes sharing one file.
 
-use baton_testkit::scheduler_faults::{self, Setup};
+use baton_testkit::node_args::NodeSetup;
+use baton_testkit::scheduler_faults;
 use baton_testkit::scheduler_overlap::{self, Held};
 
-fn setup(dir: &tempfile::TempDir) -> Setup {
+fn setup(dir: &tempfile::TempDir) -> NodeSetup {
     let url = format!("sqlite://{}", dir.path().join("baton.db").display());
-    Setup::on(env!("CARGO_BIN_EXE_baton-test-node"), url)
+    NodeSetup::on(env!("CARGO_BIN_EXE_baton-test-node"), url)
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -10,6 +10,7 @@ mod store;
 mod token;
 pub mod transition;
 mod ttl_range;
+mod written;
 
 pub use history::{ChangeReason, HistoryParams, LeaderChange};
 pub use name::{HolderId, LeaseName, MAX_NAME_BYTES};
@@ -23,3 +24,4 @@ pub use store::{
 };
 pub use token::FencingToken;
 pub use ttl_range::TtlRange;
+pub use written::{TermRecord, Written};

@@ -25,7 +25,8 @@
 //! - `STOPPING <key> <item> <token>` and `RESUMED` around a pause (below).
 //!
 //! Commands on stdin: `RUN` starts a batch of `items`; `QUIT` (or end of input) shuts the node
-//! down gracefully; `STOP-IN-WRITE` makes the next item commit, once it has checked that its
+//! down gracefully; `STEP-DOWN` gives up the cluster leadership (`STEPPED-DOWN true` if it
+//! led, `false` if not), and the node campaigns again later; `STOP-IN-WRITE` makes the next item commit, once it has checked that its
 //! claim may act, stop the whole process with SIGSTOP before the commit leaves, at a clean
 //! point: every store call passes a [`Gate`], which waits for the calls in flight, so the node
 //! stops holding no transaction or row lock. After SIGCONT the commit goes on as if it had
@@ -107,6 +108,7 @@ async fn main() -> anyhow::Result<()> {
                 Err(err) => say(format!("ERROR run {err}")),
             },
             "STOP-IN-WRITE" => sink.stop_in_write.store(true, Ordering::SeqCst),
+            "STEP-DOWN" => say(format!("STEPPED-DOWN {}", cluster.step_down().await)),
             "QUIT" => break,
             _ => {}
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::fake_clock::FakeClock;
 use crate::proxy::{Direction, FaultProxy, Mode};
-use crate::{cluster_faults, faults, scheduler_admin, scheduler_faults};
+use crate::{cluster_admin, cluster_faults, faults, scheduler_admin, scheduler_faults};
 
 use super::{Store, StoreUnderTest};
 
@@ -37,7 +37,7 @@ pub enum Workload {
     /// W3: three cluster nodes run a partitioned batch, committing items through the fence and
     /// checkpointing.
     Partitions,
-    /// W4: an operator's calls while the scheduler workload runs.
+    /// W4: an operator's calls while W1, W2 or W3 runs.
     Admin,
 }
 
@@ -52,7 +52,7 @@ impl Workload {
             Workload::Leases => "W1: a leader writing to a fenced ledger",
             Workload::Scheduler => "W2: the scheduler",
             Workload::Partitions => "W3: a partitioned batch",
-            Workload::Admin => "W4: admin calls during the scheduler workload",
+            Workload::Admin => "W4: admin calls during the other workloads",
         }
     }
 }
@@ -101,14 +101,20 @@ pub enum Fault {
     /// F3 on W3: a blackhole between a worker and the store; its partitions resume elsewhere
     /// and it registers again once the cut heals.
     PartitionsCut,
-    /// W4: a job paused and resumed, a run-now, the scheduler lease force-released and the
-    /// leader asked to step down, while the scheduler runs.
-    AdminCalls,
+    /// W4 on W1: the lease force-released while its holder writes; the holder learns of it
+    /// at its next renewal, and the fence judges its last writes.
+    LeaseAdmin,
+    /// W4 on W2: a job paused and resumed, a run-now, the scheduler lease force-released and
+    /// the leader asked to step down, while the scheduler runs.
+    SchedulerAdmin,
+    /// W4 on W3: the cluster lease force-released and the leader asked to step down during a
+    /// batch; no partition moves.
+    BatchAdmin,
 }
 
 impl Fault {
     /// Every fault, in the tables' order.
-    pub const ALL: [Fault; 16] = [
+    pub const ALL: [Fault; 18] = [
         Fault::Kill9,
         Fault::PausePastTtl,
         Fault::RandomPauses,
@@ -124,7 +130,9 @@ impl Fault {
         Fault::PartitionsKill9,
         Fault::PartitionsPause,
         Fault::PartitionsCut,
-        Fault::AdminCalls,
+        Fault::LeaseAdmin,
+        Fault::SchedulerAdmin,
+        Fault::BatchAdmin,
     ];
 
     /// The workload it strikes.
@@ -134,7 +142,7 @@ impl Fault {
             Fault::PartitionsKill9 | Fault::PartitionsPause | Fault::PartitionsCut => {
                 Workload::Partitions
             }
-            Fault::AdminCalls => Workload::Admin,
+            Fault::LeaseAdmin | Fault::SchedulerAdmin | Fault::BatchAdmin => Workload::Admin,
             _ => Workload::Leases,
         }
     }
@@ -157,7 +165,9 @@ impl Fault {
             Fault::PartitionsKill9 => "batch-kill9",
             Fault::PartitionsPause => "batch-pause",
             Fault::PartitionsCut => "batch-cut",
-            Fault::AdminCalls => "admin-calls",
+            Fault::LeaseAdmin => "lease-admin",
+            Fault::SchedulerAdmin => "scheduler-admin",
+            Fault::BatchAdmin => "batch-admin",
         }
     }
 
@@ -246,10 +256,28 @@ impl Fault {
                     .await;
                 measured.to_string()
             }
-            Fault::AdminCalls => {
+            Fault::LeaseAdmin => {
+                let (takeover, went_on) = faults::forced_release_is_fenced(setup).await;
+                format!(
+                    "taken over after {} ms (store clock); the holder led {} ms longer",
+                    takeover.as_millis(),
+                    went_on.as_millis()
+                )
+            }
+            Fault::SchedulerAdmin => {
                 let measured =
                     scheduler_admin::admin_calls_keep_every_fire_once(&store.scheduler()).await;
                 measured.to_string()
+            }
+            Fault::BatchAdmin => {
+                let handovers =
+                    cluster_admin::leader_changes_move_no_partition(&store.partitions()).await;
+                format!(
+                    "new term {} ms after the forced release, {} ms after the step-down (store \
+                     clock); no partition moved",
+                    handovers.forced_release.as_millis(),
+                    handovers.step_down.as_millis()
+                )
             }
             Fault::PartitionsKill9 => {
                 let measured =

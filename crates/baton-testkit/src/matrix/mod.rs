@@ -1,6 +1,6 @@
 //! The fault matrix: every store under every fault of each workload (lease holders writing to
 //! a fenced ledger, scheduler nodes, cluster nodes running a partitioned batch, an operator's
-//! calls to scheduler nodes, each node a separate process), from one list of stores ([`Store`]) and one list of faults ([`Fault`],
+//! calls during each of them, each node a separate process), from one list of stores ([`Store`]) and one list of faults ([`Fault`],
 //! each striking one [`Workload`]).
 //!
 //! A store's fault tests instantiate its row with [`fault_row!`](crate::fault_row), one test
@@ -56,7 +56,9 @@ macro_rules! fault_row {
             sigstop_of_the_scheduler_leader_past_its_ttl => SchedulerPause,
             kill9_of_a_worker_holding_partitions => PartitionsKill9,
             sigstop_of_a_worker_inside_a_commit => PartitionsPause,
-            pause_run_now_force_release_and_step_down => AdminCalls,
+            force_release_while_the_holder_writes => LeaseAdmin,
+            pause_run_now_force_release_and_step_down => SchedulerAdmin,
+            leader_changes_during_a_batch => BatchAdmin,
         );
     };
     (@network $store:expr) => {

@@ -8,11 +8,11 @@ use tempfile::TempDir;
 
 use crate::fake_clock::FakeClock;
 use crate::faults::{self, Setup};
+use crate::node_args::NodeSetup;
 use crate::servers::{
     AzuriteServer, ConsulServer, EtcdServer, KubeApiServer, MariadbServer, MotoServer,
     PostgresServer, RedisServer, ServerProcess, ZookeeperServer,
 };
-use crate::{cluster_faults, scheduler_faults};
 
 /// A store the matrix covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,8 +221,8 @@ fn kube_url(kubeconfig: &std::path::Path) -> String {
 impl StoreUnderTest {
     /// Where scheduler nodes run: state in the store, or in the SQLite file beside a
     /// lease-only one, and leases in the store.
-    pub fn scheduler(&self) -> scheduler_faults::Setup {
-        scheduler_faults::Setup {
+    pub fn scheduler(&self) -> NodeSetup {
+        NodeSetup {
             binary: self.binaries.scheduler_node.clone(),
             url: self.setup.ledger.clone(),
             leases: self.setup.url.clone(),
@@ -231,8 +231,8 @@ impl StoreUnderTest {
     }
 
     /// Where cluster nodes run, as [`StoreUnderTest::scheduler`].
-    pub fn partitions(&self) -> cluster_faults::Setup {
-        cluster_faults::Setup {
+    pub fn partitions(&self) -> NodeSetup {
+        NodeSetup {
             binary: self.binaries.cluster_node.clone(),
             url: self.setup.ledger.clone(),
             leases: self.setup.url.clone(),

@@ -1,22 +1,13 @@
-//! Fault scenarios for partitioned batches with three cluster nodes as separate processes
-//! (`baton-cluster-node`), shared by every backend's cluster fault tests.
-//!
-//! Node `a` leads the cluster and starts a batch of the `items` job, two partitions per node.
-//! Once each partition of worker `b` has committed items past a checkpoint, the scenario
-//! strikes `b`. Each
-//! scenario waits on the nodes' events or on the store's record (polled, with a timeout), never
-//! on a sleep, and ends with the checks of `Cluster::finish`: the batch succeeded, every
-//! partition completed once, every item's effect is on the ledger exactly once and no stale
-//! commit got through, and `b`'s partitions resumed elsewhere from its last checkpoint under a
-//! greater token.
+//! The cluster's fault harness: three `baton-cluster-node` processes over one store, the
+//! test's view of that store, a batch under way, and the checks every scenario ends with.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use baton::StoreTime;
 use baton::cluster::{BatchState, ClusterStore, NodeId, Partition, PartitionState};
 use baton::core::cluster::PartitionListParams;
 use baton::core::cluster::{NodeChange, NodeChangeReason, NodeChangesParams, NodeState};
+use baton::{LeaseStore, StoreTime};
 use tokio::time::{Instant, sleep};
 
 use crate::cluster_node::{
@@ -25,47 +16,16 @@ use crate::cluster_node::{
 };
 use crate::faults::PATIENCE;
 use crate::item_ledger::{ItemLedger, ItemReport};
-use crate::proxy::{FaultProxy, Mode};
+use crate::node_args::NodeSetup;
 
 /// How often the test rereads the store, or a node's events, while it waits for a condition.
 const POLL: Duration = Duration::from_millis(50);
 /// The node that leads and starts the batch.
-const LEADER: &str = "a";
+pub(crate) const LEADER: &str = "a";
 /// The worker every scenario strikes.
-const STRUCK: &str = "b";
+pub(crate) const STRUCK: &str = "b";
 /// The other worker.
-const OTHER: &str = "c";
-
-/// Where the nodes run.
-#[derive(Debug, Clone)]
-pub struct Setup {
-    /// Path of the `baton-cluster-node` binary.
-    pub binary: String,
-    /// Backend URL the nodes use.
-    pub url: String,
-    /// Where their leases are: `url` itself, or a lease-only store beside it.
-    pub leases: String,
-    /// Their election's TTL: [`TTL`](crate::faults::TTL), or the lease store's shortest.
-    pub ttl: Duration,
-}
-
-impl Setup {
-    /// Migrates the store, creates the item ledger, and connects the test's own view of the
-    /// store.
-    pub async fn cluster(&self) -> Cluster {
-        let backend = baton::connect(&self.url).await.expect("connecting to the store");
-        backend.migrate().await.expect("migrating the store");
-        let ledger = ItemLedger::create(&self.url).await.expect("creating the item ledger");
-        Cluster {
-            setup: self.clone(),
-            store: backend.cluster(),
-            ledger,
-            nodes: Vec::new(),
-            gone: Vec::new(),
-            batch: None,
-        }
-    }
-}
+pub(crate) const OTHER: &str = "c";
 
 /// What a scenario measured.
 #[derive(Debug, Clone, Default)]
@@ -93,10 +53,20 @@ impl std::fmt::Display for Measured {
     }
 }
 
+/// What a batch left behind, as [`Cluster::finish_batch`] checked it.
+pub(crate) struct Finished {
+    /// Its partitions as stored.
+    pub(crate) partitions: Vec<Partition>,
+    /// The item ledger's check.
+    pub(crate) report: ItemReport,
+    /// Every event every node printed.
+    pub(crate) events: Vec<Event>,
+}
+
 /// A partition the struck worker held when it was struck, as the store showed it.
 #[derive(Debug, Clone)]
-struct Held {
-    key: String,
+pub(crate) struct Held {
+    pub(crate) key: String,
     token: u64,
     attempts: u32,
     checkpoint: Checkpoint,
@@ -104,8 +74,9 @@ struct Held {
 
 /// Three node processes over one store, and the test's view of the store.
 pub struct Cluster {
-    setup: Setup,
+    setup: NodeSetup,
     store: Arc<dyn ClusterStore>,
+    leases: Arc<dyn LeaseStore>,
     ledger: ItemLedger,
     nodes: Vec<ClusterNode>,
     /// Nodes killed: they cannot be asked to quit.
@@ -114,16 +85,53 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// Migrates the store, creates the item ledger, and connects the test's own view of the
+    /// store, for nodes that `setup` runs.
+    pub async fn new(setup: &NodeSetup) -> Cluster {
+        let backend =
+            baton::connect_split(&setup.leases, &setup.url).await.expect("connecting to the store");
+        backend.migrate().await.expect("migrating the store");
+        let ledger = ItemLedger::create(&setup.url).await.expect("creating the item ledger");
+        Cluster {
+            setup: setup.clone(),
+            store: backend.cluster(),
+            leases: backend.leases(),
+            ledger,
+            nodes: Vec::new(),
+            gone: Vec::new(),
+            batch: None,
+        }
+    }
+
     /// Starts node `name` on `url` and waits until it runs.
-    async fn start(&mut self, name: &str, url: &str) {
+    pub(crate) async fn start(&mut self, name: &str, url: &str) {
         let setup = &self.setup;
         let mut node = ClusterNode::spawn(&setup.binary, [url, &setup.leases], setup.ttl, name);
         node.expect("READY", PATIENCE).await;
         self.nodes.push(node);
     }
 
-    fn node(&mut self, name: &str) -> &mut ClusterNode {
+    /// The node named `name`.
+    pub(crate) fn node(&mut self, name: &str) -> &mut ClusterNode {
         self.nodes.iter_mut().find(|n| n.name == name).unwrap_or_else(|| panic!("no node {name}"))
+    }
+
+    /// The lease store, as the test sees it.
+    pub(crate) fn leases(&self) -> &Arc<dyn LeaseStore> {
+        &self.leases
+    }
+
+    /// SIGKILL of node `name`.
+    pub(crate) async fn kill9(&mut self, name: &str) {
+        self.node(name).kill9().await;
+        self.gone.push(name.to_string());
+    }
+
+    /// Asks node `name` to start a batch, and waits until it has.
+    pub(crate) async fn run_batch(&mut self, name: &str) {
+        self.node(name).send_line("RUN").await;
+        let (started, _) = self.node(name).expect("BATCH", PATIENCE).await;
+        self.batch = Some(started.detail.parse().expect("a batch id"));
     }
 
     fn events(&self) -> Vec<Event> {
@@ -134,7 +142,8 @@ impl Cluster {
         self.batch.expect("a batch started")
     }
 
-    async fn now(&self) -> StoreTime {
+    /// The cluster store's clock now.
+    pub(crate) async fn now(&self) -> StoreTime {
         self.store.now().await.expect("reading the store's clock")
     }
 
@@ -145,7 +154,11 @@ impl Cluster {
 
     /// Rereads the batch's partitions until `found` finds what it looks for; panics after
     /// [`PATIENCE`].
-    async fn wait_partitions<T>(&self, what: &str, found: impl Fn(&[Partition]) -> Option<T>) -> T {
+    pub(crate) async fn wait_partitions<T>(
+        &self,
+        what: &str,
+        found: impl Fn(&[Partition]) -> Option<T>,
+    ) -> T {
         let deadline = Instant::now() + PATIENCE;
         loop {
             let partitions = self.partitions().await;
@@ -162,7 +175,7 @@ impl Cluster {
 
     /// Waits until node `name` has printed an event `wanted` matches, and answers the first;
     /// panics after [`PATIENCE`].
-    async fn wait_printed(
+    pub(crate) async fn wait_printed(
         &mut self,
         name: &str,
         what: &str,
@@ -183,7 +196,7 @@ impl Cluster {
     }
 
     /// The state changes of node `name` on record, oldest first.
-    async fn node_changes(&self, name: &str) -> Vec<NodeChange> {
+    pub(crate) async fn node_changes(&self, name: &str) -> Vec<NodeChange> {
         let node = Some(NodeId::new(name).expect("a node id"));
         let params = NodeChangesParams { node, limit: 1000, ..Default::default() };
         self.store.node_changes(params).await.expect("reading node changes").items
@@ -191,7 +204,7 @@ impl Cluster {
 
     /// Waits until node `name` registered again after it was found unreachable, under a
     /// greater token.
-    async fn wait_registered_again(&self, name: &str) {
+    pub(crate) async fn wait_registered_again(&self, name: &str) {
         let deadline = Instant::now() + PATIENCE;
         loop {
             let changes = self.node_changes(name).await;
@@ -215,7 +228,7 @@ impl Cluster {
     }
 
     /// The partitions `name` holds, each claimed with a checkpoint.
-    async fn held_by(&self, name: &str) -> Vec<Held> {
+    pub(crate) async fn held_by(&self, name: &str) -> Vec<Held> {
         let held: Vec<Held> = self
             .partitions()
             .await
@@ -238,7 +251,7 @@ impl Cluster {
 
     /// Waits until every partition in `held` is claimed (or done) by another node under a
     /// greater token; answers each new claim's node and token.
-    async fn wait_moved(&self, held: &[Held]) -> Vec<(String, u64)> {
+    pub(crate) async fn wait_moved(&self, held: &[Held]) -> Vec<(String, u64)> {
         self.wait_partitions("claim elsewhere of every partition the struck node held", |ps| {
             held.iter()
                 .map(|h| {
@@ -252,18 +265,14 @@ impl Cluster {
         .await
     }
 
-    /// Stops every live node gracefully once the batch is over and checks the outcome of a
-    /// fault that struck node [`STRUCK`] at `fault` (store clock) while it held `held`:
+    /// Waits until the batch succeeded, stops every live node gracefully, and checks what
+    /// every scenario must leave behind:
     ///
-    /// - the batch succeeded, every partition is completed, and exactly one claim of each
-    ///   (the one the store completed it under) reported its handler's success;
+    /// - every partition is completed, and exactly one claim of each (the one the store
+    ///   completed it under) reported its handler's success;
     /// - every item of every partition is on the ledger exactly once, and no accepted entry
-    ///   is stale;
-    /// - each partition held resumed on a greater token (a new attempt) from the checkpoint
-    ///   the struck node saved last, at or after the one the store showed at the fault,
-    ///   redoing at most the [`CHECKPOINT_EVERY`] items committed after it;
-    /// - the struck node was found unreachable for want of heartbeats, and not removed.
-    async fn finish(mut self, held: &[Held], fault: StoreTime) -> Measured {
+    ///   is stale.
+    pub(crate) async fn finish_batch(&mut self) -> Finished {
         let batch = self.batch();
         let deadline = Instant::now() + PATIENCE;
         loop {
@@ -297,6 +306,18 @@ impl Cluster {
             assert_eq!(done, [p.token.expect("a completed partition's token").get()], "{p:?}");
         }
         assert_eq!(report.accepted() as u64, PARTITIONS * ITEMS_PER_PARTITION);
+        Finished { partitions, report, events }
+    }
+
+    /// [`Cluster::finish_batch`], then the outcome of a fault that struck node [`STRUCK`] at
+    /// `fault` (store clock) while it held `held`:
+    ///
+    /// - each partition held resumed on a greater token (a new attempt) from the checkpoint
+    ///   the struck node saved last, at or after the one the store showed at the fault,
+    ///   redoing at most the [`CHECKPOINT_EVERY`] items committed after it;
+    /// - the struck node was found unreachable for want of heartbeats, and not removed.
+    pub(crate) async fn finish(mut self, held: &[Held], fault: StoreTime) -> Measured {
+        let Finished { partitions, report, events } = self.finish_batch().await;
         let mut measured = Measured {
             moved: held.len(),
             items: report.accepted(),
@@ -340,15 +361,13 @@ fn redone(report: &ItemReport, held: &Held, resumed: &Started) -> usize {
 /// Starts the leader, then worker [`STRUCK`] on `struck_url` and the other worker, starts a
 /// batch, and waits until each partition of [`STRUCK`] committed two items past its first
 /// checkpoint, which a claim resuming from that checkpoint redoes.
-async fn batch_under_way(setup: &Setup, struck_url: &str) -> Cluster {
-    let mut cluster = setup.cluster().await;
+pub(crate) async fn batch_under_way(setup: &NodeSetup, struck_url: &str) -> Cluster {
+    let mut cluster = Cluster::new(setup).await;
     cluster.start(LEADER, &setup.url).await;
     cluster.node(LEADER).expect("LEADING", PATIENCE).await;
     cluster.start(STRUCK, struck_url).await;
     cluster.start(OTHER, &setup.url).await;
-    cluster.node(LEADER).send_line("RUN").await;
-    let (started, _) = cluster.node(LEADER).expect("BATCH", PATIENCE).await;
-    cluster.batch = Some(started.detail.parse().expect("a batch id"));
+    cluster.run_batch(LEADER).await;
     let struck: Vec<(String, u64)> = cluster
         .wait_partitions("claim of every partition", |partitions| {
             let claimed = partitions.iter().all(|p| p.state != PartitionState::Pending);
@@ -369,88 +388,4 @@ async fn batch_under_way(setup: &Setup, struck_url: &str) -> Cluster {
         cluster.wait_printed(STRUCK, "commit past a checkpoint", committed).await;
     }
     cluster
-}
-
-/// `kill -9` of a worker holding partitions mid-way: once the leader finds it unreachable,
-/// its partitions resume on the other nodes from its last checkpoints under greater tokens.
-pub async fn killed_worker_partitions_resume_elsewhere(setup: &Setup) -> Measured {
-    let mut cluster = batch_under_way(setup, &setup.url).await;
-    cluster.node(STRUCK).kill9().await;
-    cluster.gone.push(STRUCK.to_string());
-    let fault = cluster.now().await;
-    let held = cluster.held_by(STRUCK).await;
-    cluster.wait_moved(&held).await;
-    cluster.finish(&held, fault).await
-}
-
-/// `SIGSTOP` of a worker past the unreachable threshold, with an item commit in flight, then
-/// `SIGCONT` once its partitions resumed elsewhere and each committed an item: the late
-/// commit is rejected by the partition's fence, the worker commits nothing under its old
-/// claims after resuming, and it registers again as a new incarnation.
-pub async fn paused_worker_is_fenced_and_registers_again(setup: &Setup) -> Measured {
-    let mut cluster = batch_under_way(setup, &setup.url).await;
-    let stopping = cluster.node(STRUCK).pause_on("STOP-IN-WRITE", PATIENCE).await;
-    let fault = cluster.now().await;
-    let held = cluster.held_by(STRUCK).await;
-    let in_flight = stopping.detail.clone();
-    let key = cluster_node::key(&stopping);
-    assert!(held.iter().any(|h| h.key == key), "{stopping:?} vs {held:?}");
-    let moved = cluster.wait_moved(&held).await;
-    // A commit under the new claim raised the fence the late commit meets.
-    for (h, (node, token)) in held.iter().zip(moved) {
-        let key = h.key.clone();
-        let committed = move |e: &Event| {
-            matches!(e.kind.as_str(), "WROTE" | "REDONE")
-                && cluster_node::key(e) == key
-                && e.token() == Some(token)
-        };
-        cluster.wait_printed(&node, "commit under the new claim", committed).await;
-    }
-    cluster.node(STRUCK).resume();
-    let late = |e: &Event| {
-        matches!(e.kind.as_str(), "WROTE" | "REDONE" | "REJECTED") && e.detail == in_flight
-    };
-    let late = cluster.wait_printed(STRUCK, "outcome of the commit in flight", late).await;
-    assert_eq!(late.kind, "REJECTED", "the fence let a stale commit through: {late:?}");
-    cluster.wait_registered_again(STRUCK).await;
-    let after_resume: Vec<Event> = {
-        let history = cluster.node(STRUCK).history();
-        let resumed = history.iter().position(|e| e.kind == "RESUMED").expect("resumed");
-        history[resumed..].to_vec()
-    };
-    let measured = cluster.finish(&held, fault).await;
-    assert_nothing_committed_under_old_claims(&after_resume);
-    assert!(measured.rejected >= 1, "{measured:?}");
-    measured
-}
-
-/// Checks that every commit, checkpoint or success a node reported in `events` belongs to a
-/// claim that started among them.
-fn assert_nothing_committed_under_old_claims(events: &[Event]) {
-    let claims: Vec<u64> = events.iter().filter_map(Started::of).map(|s| s.token).collect();
-    for event in events {
-        let committed = matches!(event.kind.as_str(), "WROTE" | "REDONE" | "CHECKPOINT" | "DONE");
-        let claim = event.token().is_some_and(|token| claims.contains(&token));
-        assert!(!committed || claim, "committed under an old claim after resuming: {event:?}");
-    }
-}
-
-/// A blackhole between a worker and the store (its leases, cluster store and ledger all pass
-/// `proxy`, reached at `proxied_url`) until its partitions are claimed elsewhere, then the
-/// heal: the partitions resume from its last checkpoints, and the worker registers again as a
-/// new incarnation.
-pub async fn cut_worker_partitions_resume_and_it_registers_again(
-    setup: &Setup,
-    proxy: &FaultProxy,
-    proxied_url: &str,
-) -> Measured {
-    let cluster = batch_under_way(setup, proxied_url).await;
-    proxy.set_mode(Mode::Blackhole);
-    let fault = cluster.now().await;
-    // A checkpoint in flight may still land: the one read here is a lower bound.
-    let held = cluster.held_by(STRUCK).await;
-    cluster.wait_moved(&held).await;
-    proxy.set_mode(Mode::Pass);
-    cluster.wait_registered_again(STRUCK).await;
-    cluster.finish(&held, fault).await
 }
