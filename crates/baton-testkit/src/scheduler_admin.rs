@@ -23,9 +23,7 @@ use crate::terms;
 pub async fn admin_calls_keep_every_fire_once(setup: &NodeSetup) -> Measured {
     let mut cluster = Cluster::new(setup).await;
     let mut measured = Measured::default();
-    cluster.start(&["a"], &[TICK, SLOW]).await;
-    cluster.node("a").expect("LEADING", PATIENCE).await;
-    cluster.start(&["b", "c"], &[TICK, SLOW]).await;
+    cluster.start_led_by_a().await;
     let ticks = cluster.wait_ticks(0, 2).await;
 
     let tick: JobName = TICK.parse().expect("a job name");

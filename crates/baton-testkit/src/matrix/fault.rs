@@ -92,6 +92,9 @@ pub enum Fault {
     /// F2 on W2: SIGSTOP of the scheduler leader past its TTL inside a handler; another node
     /// takes over, and the paused attempts' late writes are refused.
     SchedulerPause,
+    /// F8 on W2: a rolling restart of the scheduler nodes; each leader change is a handover,
+    /// and every fire runs once.
+    SchedulerChurn,
     /// F1 on W3: `kill -9` of a worker holding partitions; they resume elsewhere from their
     /// checkpoints, no item committed twice.
     PartitionsKill9,
@@ -114,7 +117,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in the tables' order.
-    pub const ALL: [Fault; 18] = [
+    pub const ALL: [Fault; 19] = [
         Fault::Kill9,
         Fault::PausePastTtl,
         Fault::RandomPauses,
@@ -127,6 +130,7 @@ impl Fault {
         Fault::SlowClocks,
         Fault::SchedulerKill9,
         Fault::SchedulerPause,
+        Fault::SchedulerChurn,
         Fault::PartitionsKill9,
         Fault::PartitionsPause,
         Fault::PartitionsCut,
@@ -138,7 +142,9 @@ impl Fault {
     /// The workload it strikes.
     pub fn workload(self) -> Workload {
         match self {
-            Fault::SchedulerKill9 | Fault::SchedulerPause => Workload::Scheduler,
+            Fault::SchedulerKill9 | Fault::SchedulerPause | Fault::SchedulerChurn => {
+                Workload::Scheduler
+            }
             Fault::PartitionsKill9 | Fault::PartitionsPause | Fault::PartitionsCut => {
                 Workload::Partitions
             }
@@ -162,6 +168,7 @@ impl Fault {
             Fault::SlowClocks => "slow-clocks",
             Fault::SchedulerKill9 => "scheduler-kill9",
             Fault::SchedulerPause => "scheduler-pause",
+            Fault::SchedulerChurn => "rolling-restart",
             Fault::PartitionsKill9 => "batch-kill9",
             Fault::PartitionsPause => "batch-pause",
             Fault::PartitionsCut => "batch-cut",
@@ -254,6 +261,13 @@ impl Fault {
                         &store.scheduler(),
                     )
                     .await;
+                measured.to_string()
+            }
+            Fault::SchedulerChurn => {
+                let measured = scheduler_faults::rolling_restart_hands_over_and_keeps_every_fire(
+                    &store.scheduler(),
+                )
+                .await;
                 measured.to_string()
             }
             Fault::LeaseAdmin => {

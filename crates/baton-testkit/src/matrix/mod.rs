@@ -54,6 +54,7 @@ macro_rules! fault_row {
             sigstop_from_outside_at_random_instants => RandomPauses,
             kill9_of_the_scheduler_leader => SchedulerKill9,
             sigstop_of_the_scheduler_leader_past_its_ttl => SchedulerPause,
+            rolling_restart_of_the_scheduler_nodes => SchedulerChurn,
             kill9_of_a_worker_holding_partitions => PartitionsKill9,
             sigstop_of_a_worker_inside_a_commit => PartitionsPause,
             force_release_while_the_holder_writes => LeaseAdmin,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use baton::core::job::{ExecutionListParams, all_executions, all_jobs, audit};
 use baton::core::{Execution, ExecutionStatus, Job, JobStore, Trigger};
-use baton::{ChangeReason, HistoryParams, Lease, LeaseName, LeaseStore, StoreTime};
+use baton::{ChangeReason, HistoryParams, LeaderChange, Lease, LeaseName, LeaseStore, StoreTime};
 
 use crate::faults::PATIENCE;
 use crate::ledger::{Ledger, LedgerReport};
@@ -64,7 +64,7 @@ pub struct Cluster {
     leases: Arc<dyn LeaseStore>,
     ledger: Ledger,
     nodes: Vec<NodeProcess>,
-    /// Nodes killed: they cannot be asked to quit.
+    /// Nodes killed or shut down: they cannot be asked to quit.
     gone: Vec<String>,
 }
 
@@ -101,6 +101,14 @@ impl Cluster {
         }
     }
 
+    /// Starts node `a`, waits until it leads, then starts `b` and `c`: three nodes running
+    /// `tick` and `slow`, the first of them the leader.
+    pub async fn start_led_by_a(&mut self) {
+        self.start(&["a"], &[TICK, SLOW]).await;
+        self.node("a").expect("LEADING", PATIENCE).await;
+        self.start(&["b", "c"], &[TICK, SLOW]).await;
+    }
+
     /// The node named `name`.
     pub fn node(&mut self, name: &str) -> &mut NodeProcess {
         self.nodes.iter_mut().find(|n| n.name == name).unwrap_or_else(|| panic!("no node {name}"))
@@ -109,6 +117,14 @@ impl Cluster {
     /// SIGKILL of node `name`.
     pub async fn kill9(&mut self, name: &str) {
         self.node(name).kill9().await;
+        self.gone.push(name.to_string());
+    }
+
+    /// Shuts node `name` down gracefully and waits until it has exited.
+    pub async fn quit(&mut self, name: &str) {
+        let node = self.node(name);
+        node.ask_to_quit().await;
+        node.stopped(PATIENCE).await;
         self.gone.push(name.to_string());
     }
 
@@ -177,6 +193,18 @@ impl Cluster {
     pub async fn leader(&self) -> (String, u64) {
         let lease = self.wait_leader(0, PATIENCE).await;
         (holder_of(&lease), token_of(&lease))
+    }
+
+    /// The leader changes of the scheduler lease after the term under token `after`, oldest
+    /// first.
+    pub async fn leader_changes_after(&self, after: u64) -> Vec<LeaderChange> {
+        let lease: LeaseName = SCHEDULER_LEASE.parse().expect("a lease name");
+        let params = HistoryParams { lease: Some(lease), limit: 1000, ..Default::default() };
+        let history = self.leases.history(params).await.expect("reading the leader history");
+        let mut changes: Vec<LeaderChange> =
+            history.items.into_iter().filter(|change| token_u64(change.token) > after).collect();
+        changes.sort_by_key(|change| change.token);
+        changes
     }
 
     /// Asserts that the leader term under `lease` began as an expired takeover (I8). The

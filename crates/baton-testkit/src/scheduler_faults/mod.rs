@@ -10,6 +10,7 @@
 
 mod cluster;
 
+use baton::ChangeReason;
 use baton::core::{Execution, ExecutionStatus, Trigger};
 
 pub use cluster::{Cluster, Measured, SCHEDULER_LEASE};
@@ -26,9 +27,7 @@ use crate::terms::token_of;
 pub async fn killed_leader_is_replaced_and_fires_resume(setup: &NodeSetup) -> Measured {
     let mut cluster = Cluster::new(setup).await;
     let mut measured = Measured::default();
-    cluster.start(&["a"], &[TICK, SLOW]).await;
-    cluster.node("a").expect("LEADING", PATIENCE).await;
-    cluster.start(&["b", "c"], &[TICK, SLOW]).await;
+    cluster.start_led_by_a().await;
     let ticks = cluster.wait_ticks(0, 3).await;
     let (leader, token) = cluster.leader().await;
     cluster.kill9(&leader).await;
@@ -189,6 +188,34 @@ pub async fn paused_leader_is_replaced_and_its_late_write_fenced(setup: &NodeSet
     }
     cluster.finish(&mut measured).await;
     assert!(measured.ledger.rejected >= 2, "{measured:?}");
+    measured
+}
+
+/// F8, a rolling restart as a deployment does it: each node in turn, the first leader first,
+/// is shut down gracefully and a new one started in its place. A leader that leaves releases
+/// its lease, so every leader change in the window is a handover whose gap (from the release to
+/// the next grant, on the lease store's clock) is well below the TTL, never an expired
+/// takeover; fires go on, and the audit of the whole window is clean.
+pub async fn rolling_restart_hands_over_and_keeps_every_fire(setup: &NodeSetup) -> Measured {
+    let mut cluster = Cluster::new(setup).await;
+    let mut measured = Measured::default();
+    cluster.start_led_by_a().await;
+    let mut ticks = cluster.wait_ticks(0, 2).await;
+    let (_, first_term) = cluster.leader().await;
+    for (leaving, joining) in [("a", "a2"), ("b", "b2"), ("c", "c2")] {
+        cluster.quit(leaving).await;
+        cluster.start(&[joining], &[TICK, SLOW]).await;
+        ticks = cluster.wait_ticks(ticks, 2).await;
+    }
+    let changes = cluster.leader_changes_after(first_term).await;
+    assert!(!changes.is_empty(), "the leadership never changed hands");
+    for change in &changes {
+        assert_eq!(change.reason, ChangeReason::Handover, "{changes:#?}");
+        let gap = change.failover().expect("a handover follows a term");
+        assert!(gap < setup.ttl, "a handover took {gap:?}: {change:?}");
+        measured.failover = measured.failover.max(Some(gap));
+    }
+    cluster.finish(&mut measured).await;
     measured
 }
 
