@@ -4,10 +4,9 @@
 use std::time::Duration;
 
 use baton::LeaseName;
-use baton::core::ForceReleaseParams;
 use baton::core::cluster::NodeState;
 
-use crate::cluster_faults::{Cluster, LEADER, OTHER, STRUCK};
+use crate::cluster_faults::{Cluster, LEADER, WORKERS};
 use crate::faults::PATIENCE;
 use crate::node_args::NodeSetup;
 use crate::terms::{self, holder_of, token_of};
@@ -37,19 +36,16 @@ pub async fn leader_changes_move_no_partition(setup: &NodeSetup) -> Handovers {
     let mut cluster = Cluster::new(setup).await;
     cluster.start(LEADER, &setup.url).await;
     cluster.node(LEADER).expect("LEADING", PATIENCE).await;
-    cluster.start(STRUCK, &setup.url).await;
-    cluster.start(OTHER, &setup.url).await;
+    for worker in WORKERS {
+        cluster.start(worker, &setup.url).await;
+    }
     cluster.run_batch(LEADER).await;
 
     let lease: LeaseName = CLUSTER_LEASE.parse().expect("a lease name");
     let leases = cluster.leases().clone();
     let first = terms::wait_term(&*leases, &lease, 0, PATIENCE).await;
-    let released_at = leases.now().await.expect("the lease store's clock");
-    let params = ForceReleaseParams { name: lease.clone() };
-    leases.force_release(params).await.expect("force-releasing the cluster lease");
-    let second = terms::wait_term(&*leases, &lease, token_of(&first), PATIENCE).await;
-    let forced_release = second.acquired_at.saturating_since(released_at);
-    assert!(forced_release < setup.ttl, "taken over {forced_release:?} after the forced release");
+    let (second, forced_release) =
+        terms::force_release(&*leases, &lease, token_of(&first), setup.ttl, PATIENCE).await;
 
     let asked_at = terms::step_down(cluster.node(&holder_of(&second)), &*leases).await;
     let third = terms::wait_term(&*leases, &lease, token_of(&second), PATIENCE).await;
@@ -60,7 +56,7 @@ pub async fn leader_changes_move_no_partition(setup: &NodeSetup) -> Handovers {
     for p in &finished.partitions {
         assert_eq!(p.attempts, 1, "a partition moved, though no node was lost: {p:?}");
     }
-    for node in [LEADER, STRUCK, OTHER] {
+    for node in [LEADER].into_iter().chain(WORKERS) {
         let changes = cluster.node_changes(node).await;
         let lost = changes.iter().find(|c| c.to == NodeState::Unreachable);
         assert!(lost.is_none(), "{node} was taken for dead: {changes:#?}");

@@ -4,7 +4,6 @@
 use std::time::{Duration, Instant};
 
 use baton::LeaseName;
-use baton::core::ForceReleaseParams;
 
 use crate::fake_clock::FakeClock;
 use crate::holder::HolderProcess;
@@ -158,13 +157,9 @@ pub async fn forced_release_is_fenced(setup: &Setup) -> (Duration, Duration) {
     a.expect("WROTE", PATIENCE).await;
     let _b = setup.holder("b").await;
     let term = acquired_a.token().expect("a's token");
-    let released_at = leases.now().await.expect("the lease store's clock");
     let released = Instant::now();
-    let params = ForceReleaseParams { name: name.clone() };
-    leases.force_release(params).await.expect("force-releasing the lease");
-    let next = terms::wait_term(&*leases, &name, term, setup.takeover_bound()).await;
-    let takeover = next.acquired_at.saturating_since(released_at);
-    assert!(takeover < setup.ttl, "taken over {takeover:?} after the forced release");
+    let bound = setup.takeover_bound();
+    let (_, takeover) = terms::force_release(&*leases, &name, term, setup.ttl, bound).await;
     let (lost, _) = a.expect("LOST", PATIENCE).await;
     assert_eq!(lost.token(), Some(term), "{lost:?}");
     let went_on = lost.at.duration_since(released);

@@ -3,7 +3,7 @@
 
 use baton::LeaseName;
 use baton::core::job::{TriggerOutcome, TriggerParams};
-use baton::core::{Execution, ExecutionStatus, ForceReleaseParams, JobName, Trigger};
+use baton::core::{Execution, ExecutionStatus, JobName, Trigger};
 
 use crate::faults::PATIENCE;
 use crate::node::{SLOW, SLOW_RUN, TICK};
@@ -58,17 +58,11 @@ pub async fn admin_calls_keep_every_fire_once(setup: &NodeSetup) -> Measured {
 
     let lease: LeaseName = SCHEDULER_LEASE.parse().expect("a lease name");
     let (_, forced) = cluster.leader().await;
-    // Measured on the lease store's clock, which stamps the new term.
-    let released_at = cluster.lease_now().await;
-    let params = ForceReleaseParams { name: lease.clone() };
-    cluster.leases().force_release(params).await.expect("force-releasing the scheduler lease");
-    let after_release = cluster.wait_leader(forced, PATIENCE).await;
-    let takeover = after_release.acquired_at.saturating_since(released_at);
+    let leases = cluster.leases().clone();
+    let (_, takeover) = terms::force_release(&*leases, &lease, forced, setup.ttl, PATIENCE).await;
     measured.failover = Some(takeover);
-    assert!(takeover < setup.ttl, "taken over {takeover:?} after the forced release");
 
     let (leader, stepping_down) = cluster.leader().await;
-    let leases = cluster.leases().clone();
     let asked_at = terms::step_down(cluster.node(&leader), &*leases).await;
     let after_step_down = cluster.wait_leader(stepping_down, PATIENCE).await;
     let handover = after_step_down.acquired_at.saturating_since(asked_at);

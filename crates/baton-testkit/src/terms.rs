@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use baton::core::ForceReleaseParams;
 use baton::{Lease, LeaseName, LeaseStore, StoreTime};
 
 use crate::evented::EventedProcess;
@@ -31,6 +32,26 @@ pub async fn wait_term(
         assert!(tokio::time::Instant::now() < deadline, "no new {name} term within {within:?}");
         tokio::time::sleep(POLL).await;
     }
+}
+
+/// Force-releases `name`, held under token `after`, as an operator does, and waits up to
+/// `within` for the next term; answers it and how long after the release it began, on the
+/// lease store's clock, which stamps both. Panics unless it began within `ttl`: a forced
+/// release must not wait for the lease to expire.
+pub async fn force_release(
+    leases: &dyn LeaseStore,
+    name: &LeaseName,
+    after: u64,
+    ttl: Duration,
+    within: Duration,
+) -> (Lease, Duration) {
+    let released_at = leases.now().await.expect("reading the lease store's clock");
+    let params = ForceReleaseParams { name: name.clone() };
+    leases.force_release(params).await.expect("force-releasing the lease");
+    let next = wait_term(leases, name, after, within).await;
+    let gap = next.acquired_at.saturating_since(released_at);
+    assert!(gap < ttl, "{name}: the next term began {gap:?} after the forced release");
+    (next, gap)
 }
 
 /// The term's token as a number.

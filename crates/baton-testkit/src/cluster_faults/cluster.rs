@@ -26,6 +26,8 @@ pub(crate) const LEADER: &str = "a";
 pub(crate) const STRUCK: &str = "b";
 /// The other worker.
 pub(crate) const OTHER: &str = "c";
+/// The workers beside the leader, for scenarios that strike none of them.
+pub(crate) const WORKERS: [&str; 2] = [STRUCK, OTHER];
 
 /// What a scenario measured.
 #[derive(Debug, Clone, Default)]

@@ -18,7 +18,7 @@ use crate::proxy::{FaultProxy, Mode};
 
 use cluster::batch_under_way;
 pub use cluster::{Cluster, Measured};
-pub(crate) use cluster::{LEADER, OTHER, STRUCK};
+pub(crate) use cluster::{LEADER, STRUCK, WORKERS};
 
 /// `kill -9` of a worker holding partitions mid-way: once the leader finds it unreachable,
 /// its partitions resume on the other nodes from its last checkpoints under greater tokens.
