@@ -1,14 +1,14 @@
 //! Redis's row of the fault matrix on throwaway servers, with holders as separate
 //! processes taking their leases from Redis (directly or through the fault proxy) and writing
-//! to a fenced ledger in a SQLite file beside it; and a restart that keeps the dataset in an
-//! append-only file (the row's restart loses it).
+//! to a fenced ledger in a SQLite file beside it, a master's death under Sentinel included;
+//! and a restart that keeps the dataset in an append-only file (the row's restart loses it).
 
 use baton_testkit::fake_clock::FakeClock;
 use baton_testkit::faults::{self, Setup};
 use baton_testkit::matrix::Store;
 use baton_testkit::servers::{RedisConfig, RedisServer};
 
-baton_testkit::fault_row!(Store::Redis, lease_server);
+baton_testkit::fault_row!(Store::Redis, replicated_lease_server);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn redis_restart_with_an_append_only_file() {

@@ -1,16 +1,16 @@
 //! ZooKeeper's row of the fault matrix on throwaway servers, with holders as separate
 //! processes taking their leases from ZooKeeper (directly or through the fault proxy) and
-//! writing to a fenced ledger in a SQLite file beside it; and three-member ensembles whose
-//! leader is killed.
+//! writing to a fenced ledger in a SQLite file beside it, its leader member killed among three
+//! included; and beyond the row, an ensemble's leader killed together with the holder, and
+//! under a first acquisition.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use baton_core::{HistoryParams, LeaseName, LeaseStore};
 use baton_testkit::conformance::unique_name;
 use baton_testkit::fake_clock::FakeClock;
 use baton_testkit::faults::{self, PATIENCE, Setup};
-use baton_testkit::matrix::Store;
-use baton_testkit::servers::ZookeeperEnsemble;
+use baton_testkit::matrix::{Members, Store};
 use baton_zookeeper::ZkLeaseStore;
 use tempfile::TempDir;
 
@@ -36,20 +36,9 @@ async fn assert_tokens_rise(url: &str, lease: &str) {
     assert!(tokens.windows(2).all(|w| w[0] < w[1]), "tokens must strictly rise: {tokens:?}");
 }
 
-/// Kills the ensemble's leader and waits for another; answers the election time.
-fn kill_the_leader(ensemble: &ZookeeperEnsemble) -> Duration {
-    let leader = ensemble.leader().expect("a leader");
-    let killed = Instant::now();
-    tokio::task::block_in_place(|| {
-        ensemble.members[leader].process().kill();
-        ensemble.wait_for_leader(&[leader]);
-    });
-    killed.elapsed()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn ensemble_leader_and_holder_killed_while_the_lease_is_held() {
-    let ensemble = ZookeeperEnsemble::start();
+    let ensemble = Members::start(Store::Zookeeper).expect("a ZooKeeper ensemble");
     let dir = tempfile::tempdir().unwrap();
     let setup = setup(&ensemble.url(), &dir);
     let mut a = setup.holder("a").await;
@@ -59,7 +48,7 @@ async fn ensemble_leader_and_holder_killed_while_the_lease_is_held() {
 
     let killed = Instant::now();
     a.kill9().await;
-    let election = kill_the_leader(&ensemble);
+    let election = ensemble.kill_leader();
     let (next, _) = b.expect("ACQUIRED", PATIENCE).await;
     let failover = killed.elapsed();
     eprintln!("zookeeper ensemble: election {election:?}, new holder after {failover:?}");
@@ -73,14 +62,14 @@ async fn ensemble_leader_and_holder_killed_while_the_lease_is_held() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn ensemble_leader_killed_while_the_lease_is_being_acquired() {
-    let ensemble = ZookeeperEnsemble::start();
+    let ensemble = Members::start(Store::Zookeeper).expect("a ZooKeeper ensemble");
     let dir = tempfile::tempdir().unwrap();
     let setup = setup(&ensemble.url(), &dir);
     let started = Instant::now();
     // The holder asks for the lease as soon as it is connected: the leader dies under its
     // first acquisition.
     let mut a = setup.holder("a").await;
-    let election = kill_the_leader(&ensemble);
+    let election = ensemble.kill_leader();
     let mut b = setup.holder("b").await;
     let first = tokio::select! {
         (event, _) = a.expect("ACQUIRED", PATIENCE) => event,
@@ -93,4 +82,4 @@ async fn ensemble_leader_killed_while_the_lease_is_being_acquired() {
     assert_tokens_rise(&ensemble.url(), &setup.lease).await;
 }
 
-baton_testkit::fault_row!(Store::Zookeeper, lease_server);
+baton_testkit::fault_row!(Store::Zookeeper, replicated_lease_server);

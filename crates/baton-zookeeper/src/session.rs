@@ -15,6 +15,9 @@ use crate::error::request_error;
 use crate::paths::{BASE, CLOCK, LEASES};
 use crate::url::Target;
 
+/// How long one member may take to answer a connection before the client tries the next.
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(4);
+
 /// A session and what it learned of the ensemble's clock.
 pub(crate) struct Session {
     pub(crate) target: Target,
@@ -115,8 +118,10 @@ impl Session {
 }
 
 async fn connect(target: &Target) -> Result<Client> {
-    let mut connector =
-        Client::connector().with_session_timeout(target.session_timeout).with_fail_eagerly();
+    let mut connector = Client::connector()
+        .with_session_timeout(target.session_timeout)
+        .with_connection_timeout(CONNECTION_TIMEOUT.min(target.session_timeout * 2 / 5))
+        .with_fail_eagerly();
     if let Some(digest) = &target.digest {
         connector = connector.with_auth("digest", digest.as_bytes());
     }

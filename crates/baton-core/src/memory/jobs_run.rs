@@ -1,5 +1,7 @@
 //! Running executions: claim, heartbeat, complete, cancel and rescue.
 
+use std::collections::HashMap;
+
 use super::jobs_fires::Written;
 use super::jobs_state::{Records, finish, start};
 use crate::error::{Error, Result};
@@ -33,14 +35,28 @@ impl Records {
             .collect();
         due.sort_unstable();
         let mut claimed = Claimed::at(now);
+        // Each job's running and first waiting execution, found once per claim and again
+        // only after this claim started or settled one of its executions.
+        let mut states: HashMap<JobName, (Option<i64>, Option<i64>)> = HashMap::new();
         for (_, id) in due {
             if claimed.running.len() >= params.limit as usize {
                 break;
             }
             let decision = {
                 let execution = &self.executions[&id];
-                rules::claim_decision(execution, self.job_state(&execution.job, now), now)
+                let (running, first_waiting) = *states
+                    .entry(execution.job.clone())
+                    .or_insert_with(|| self.job_state(&execution.job, now));
+                let state = JobState {
+                    job: self.job(&execution.job),
+                    running: running.and_then(|id| self.executions.get(&id)),
+                    first_waiting,
+                };
+                rules::claim_decision(execution, state, now)
             };
+            if matches!(decision, ClaimDecision::Run | ClaimDecision::Settle(..)) {
+                states.remove(&self.executions[&id].job);
+            }
             match decision {
                 ClaimDecision::Run => {
                     let token = self.next_token()?;
@@ -65,14 +81,15 @@ impl Records {
         Ok(claimed)
     }
 
-    /// What a claim at `now` knows about `job`: its registration, its running execution with
-    /// the lowest id, and its due scheduled execution with the lowest id.
-    fn job_state(&self, job: &JobName, now: StoreTime) -> JobState<'_> {
+    /// What a claim at `now` knows about `job` besides its registration: the id of its
+    /// running execution with the lowest id, and of its due scheduled execution with the
+    /// lowest id.
+    fn job_state(&self, job: &JobName, now: StoreTime) -> (Option<i64>, Option<i64>) {
         let mut running = None;
         let mut first_waiting = None;
         for execution in self.job_executions(job) {
             if running.is_none() && execution.status == ExecutionStatus::Running {
-                running = Some(execution);
+                running = Some(execution.id);
             }
             if first_waiting.is_none()
                 && execution.status == ExecutionStatus::Scheduled
@@ -81,7 +98,7 @@ impl Records {
                 first_waiting = Some(execution.id);
             }
         }
-        JobState { job: self.job(job), running, first_waiting }
+        (running, first_waiting)
     }
 
     /// Stamps the heartbeat of every execution still running under its token on this node.

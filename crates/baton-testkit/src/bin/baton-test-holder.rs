@@ -8,7 +8,8 @@
 //! still had then). It reports on stdout, one event per line:
 //! `ACQUIRED <token>`, `WROTE <token>`, `REJECTED <token>`, `LOST <token>`, and after each loss
 //! one deliberate write with the lost token, `PROBE ACCEPTED|REJECTED <token>`, which shows what
-//! the fence does with a stale writer. It prints `READY` once connected.
+//! the fence does with a stale writer. It prints `READY` once connected. With
+//! `BATON_TEST_HOLDER_LOG` set (a tracing filter such as `debug`), it logs to stderr.
 //!
 //! A line `STOP` on stdin makes it stop itself with SIGSTOP right after a renewal and a write
 //! completed, so that it is paused while holding no transaction open: exactly a SIGSTOP of the
@@ -38,6 +39,13 @@ async fn main() -> anyhow::Result<()> {
     let [url, ledger_url, lease, ttl_ms, writer] = args.as_slice() else {
         anyhow::bail!("usage: baton-test-holder LEASE_URL LEDGER_URL LEASE TTL_MS WRITER");
     };
+    if let Ok(filter) = std::env::var("BATON_TEST_HOLDER_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .init();
+    }
     let lease: LeaseName = lease.parse()?;
     let ttl = Duration::from_millis(ttl_ms.parse().context("TTL_MS")?);
     let backend = baton::connect_split(url, ledger_url).await?;

@@ -5,10 +5,13 @@
 use std::time::Duration;
 
 use crate::fake_clock::FakeClock;
+use crate::faults::Setup;
 use crate::proxy::{Direction, FaultProxy, Mode};
-use crate::{cluster_admin, cluster_faults, faults, scheduler_admin, scheduler_faults};
+use crate::{
+    cluster_admin, cluster_faults, faults, leader_faults, scheduler_admin, scheduler_faults,
+};
 
-use super::{Store, StoreUnderTest};
+use super::{Members, Store, StoreUnderTest};
 
 /// How much longer than the TTL [`Fault::Stall`] freezes the store.
 const STALL_PAST_THE_TTL: Duration = Duration::from_secs(1);
@@ -76,6 +79,10 @@ pub enum Fault {
     Restart,
     /// F7: the store answers nothing for a second longer than the TTL, then everything queued.
     Stall,
+    /// F5: the store's own leader member killed while a lease is held, in a replicated
+    /// deployment of it ([`Members`]): writes resume within the TTL, the retry period and the
+    /// store's failover, and then a holder's kill is taken over on the surviving members.
+    MemberFailure,
     /// F7: the store slow for the leader, every chunk each way held a quarter of the TTL,
     /// for twice the TTL.
     Slow,
@@ -117,7 +124,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in the tables' order.
-    pub const ALL: [Fault; 19] = [
+    pub const ALL: [Fault; 20] = [
         Fault::Kill9,
         Fault::PausePastTtl,
         Fault::RandomPauses,
@@ -125,6 +132,7 @@ impl Fault {
         Fault::AnswersLost,
         Fault::Restart,
         Fault::Stall,
+        Fault::MemberFailure,
         Fault::Slow,
         Fault::SkewedClocks,
         Fault::SlowClocks,
@@ -163,6 +171,7 @@ impl Fault {
             Fault::AnswersLost => "answers-lost",
             Fault::Restart => "restart",
             Fault::Stall => "stall",
+            Fault::MemberFailure => "member-failure",
             Fault::Slow => "slow",
             Fault::SkewedClocks => "skewed-clocks",
             Fault::SlowClocks => "slow-clocks",
@@ -200,6 +209,16 @@ impl Fault {
             (Fault::Stall, store) if store.in_process() => {
                 Err("an emulation inside the test process: a store that stops answering is F3")
             }
+            (Fault::MemberFailure, store) if store.in_process() => {
+                Err("an emulation inside the test process: no members of its own")
+            }
+            (Fault::MemberFailure, Store::Postgres | Store::Mariadb) => {
+                Err("a single primary here: a failover to an asynchronous replica can lose \
+                     committed tokens, which no lease survives")
+            }
+            (Fault::MemberFailure, Store::AzureBlob | Store::DynamoDb) => {
+                Err("an emulation of a managed service, whose replication is the provider's")
+            }
             (Fault::PartitionsCut, store) if !store.holds_state() => {
                 Err("the partitions are in the SQLite file beside it: no network to cut")
             }
@@ -215,6 +234,7 @@ impl Fault {
                 | Fault::AnswersLost
                 | Fault::Restart
                 | Fault::Stall
+                | Fault::MemberFailure
                 | Fault::Slow
                 | Fault::SlowClocks
                 | Fault::PartitionsCut
@@ -352,6 +372,19 @@ impl Fault {
                     faults::slow_store_lets_no_late_write_land(setup, &proxy, &proxied, delay)
                         .await;
                 format!("{grants} grants, {} stale writes refused", report.rejected)
+            }
+            Fault::MemberFailure => {
+                let members = Members::start(store.store).expect("a replicated deployment");
+                let replicated = Setup { url: members.url(), ..setup.clone() };
+                let fault = leader_faults::leader_killed_while_a_lease_is_held(&replicated, || {
+                    members.kill_leader()
+                })
+                .await;
+                format!(
+                    "new store leader after {} ms, writes resumed {} ms after the kill",
+                    fault.election.as_millis(),
+                    fault.restored.as_millis()
+                )
             }
             Fault::Restart => {
                 faults::store_restart_never_reissues_a_token(

@@ -9,11 +9,13 @@
 
 mod cell;
 mod fault;
+mod members;
 mod store;
 mod table;
 
 pub use cell::{Cell, Verdict, run_cell};
 pub use fault::{Fault, Workload};
+pub use members::Members;
 pub use store::{Binaries, Store, StoreUnderTest};
 pub use table::{json, markdown};
 
@@ -25,7 +27,9 @@ pub use table::{json, markdown};
 /// - `lease_emulation` (an emulated server inside the test process): those, and the faults
 ///   between the nodes and the store (cut, lost answers, restart, slowness, clocks);
 /// - `lease_server` (a server of its own holding the leases): those, and a frozen server;
-/// - `state_server` (a server holding leases and state): those, and a cut under the batch.
+/// - `state_server` (a server holding leases and state): those, and a cut under the batch;
+/// - `replicated_lease_server` (a lease server the tests also run as a replicated deployment):
+///   those of `lease_server`, and its leader member killed.
 ///
 /// Used in the testkit's own tests, where its node binaries are built; a cell that cannot
 /// happen to the store ([`Fault::applies_to`]) fails its test.
@@ -41,6 +45,11 @@ macro_rules! fault_row {
     ($store:expr, lease_server) => {
         $crate::fault_row!($store, lease_emulation);
         $crate::fault_row!(@cells $store; store_frozen_past_the_ttl => Stall);
+    };
+    ($store:expr, replicated_lease_server) => {
+        $crate::fault_row!($store, lease_server);
+        $crate::fault_row!(@cells $store;
+            leader_member_killed_while_a_lease_is_held => MemberFailure);
     };
     ($store:expr, state_server) => {
         $crate::fault_row!($store, lease_server);

@@ -131,7 +131,13 @@ impl Store {
             ttl: self.ttl(),
             clock: FakeClock::REAL,
         };
-        StoreUnderTest { setup, binaries: binaries.clone(), server: Arc::new(server), dir }
+        StoreUnderTest {
+            store: self,
+            setup,
+            binaries: binaries.clone(),
+            server: Arc::new(server),
+            dir,
+        }
     }
 }
 
@@ -163,6 +169,8 @@ impl Binaries {
 
 /// A running instance of a store, and the nodes' setup on it.
 pub struct StoreUnderTest {
+    /// Which store it is.
+    pub store: Store,
     /// Where the holders run: binary, URLs, lease and TTL.
     pub setup: Setup,
     binaries: Binaries,

@@ -10,13 +10,14 @@ use std::time::Duration;
 use baton_core::job::{
     MissedFires, NewFire, PruneParams, RecordFiresParams, RescueParams, all_jobs,
 };
-use baton_core::schedule::{JobName, plan_fires};
+use baton_core::schedule::{JobName, MisfirePolicy, plan_fires};
 use baton_core::{Job, JobStore, Result, StoreTime};
 use tokio::time::{Instant, sleep_until};
 
 use super::SchedulerConfig;
 use super::store_clock::StoreClock;
 use crate::LeaderHandle;
+use crate::planted::{Bug, planted};
 
 /// The most fires one `record_fires` call carries.
 const BATCH: usize = 1000;
@@ -184,13 +185,15 @@ impl Leader {
         for name in names {
             let Some(job) = self.jobs.get(name) else { continue };
             let definition = &job.definition;
-            let plan = plan_fires(
-                &definition.schedule,
-                &definition.policy,
-                self.last.get(name).copied(),
-                job.created_at,
-                now,
-            );
+            let mut policy = definition.policy;
+            if planted(Bug::ReplayMissedFires) {
+                policy = policy.with_misfire(MisfirePolicy::RunAll);
+            }
+            let last = self.last.get(name).copied();
+            let mut plan = plan_fires(&definition.schedule, &policy, last, job.created_at, now);
+            if planted(Bug::ForgetMissedFires) {
+                plan.missed.clear();
+            }
             count_skipped(job, &plan.run);
             for range in &plan.missed {
                 crate::metrics::fires_missed(name, "misfire", range.count);

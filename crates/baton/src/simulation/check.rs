@@ -1,17 +1,20 @@
 //! The checks a run must pass: the promises of leases and of the scheduler, judged from the
 //! run's events and the store's records.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use baton_core::ExecutionStatus;
 use baton_core::cluster::PartitionState;
+use baton_core::{ExecutionStatus, MisfirePolicy, StoreTime, Trigger};
 
 use super::history::{Event, Grant, Run};
 use super::{clusters, schedulers};
 
 /// How soon after every fault healed some holder must be acting.
 pub(super) const ACTING_WITHIN: Duration = Duration::from_secs(8);
+/// How much later than its plan a fire's record may be written: two slow round trips to the
+/// store and a reading of its clock, with room to spare.
+const PLANNING_SLACK: Duration = Duration::from_secs(10);
 
 /// Every broken promise in `run`, one line each; empty when it kept them all.
 pub(super) fn violations(run: &Run) -> Vec<String> {
@@ -25,6 +28,7 @@ pub(super) fn violations(run: &Run) -> Vec<String> {
     someone_acts_after_the_calm(run, &mut found);
     one_success_per_fire(run, &mut found);
     every_fire_accounted_for(run, &mut found);
+    no_fire_later_than_its_policy(run, &mut found);
     every_partition_completed(run, &mut found);
     found
 }
@@ -134,33 +138,78 @@ fn one_success_per_fire(run: &Run, found: &mut Vec<String>) {
     }
 }
 
-/// Every fire of every job until the calm has a record: run, skipped or missed with a reason,
-/// never silently lost.
+/// Every fire of every job's schedule, from its first on record until the calm, has a record:
+/// run, skipped or missed with a reason, never silently lost; no record stands for an
+/// instant its schedule does not have (across a change of the clocks, a wall-clock time
+/// skipped fires once, at the end of the gap, and a repeated one once, at its first
+/// occurrence); and a job whose schedule has fires after the calm is running again by then.
 fn every_fire_accounted_for(run: &Run, found: &mut Vec<String>) {
-    let mut covered: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    for execution in &run.executions {
+    let mut covered: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
+    for execution in run.executions.iter().filter(|e| e.trigger == Trigger::Schedule) {
         let job = execution.job.to_string();
-        let Some(interval) = schedulers::interval(&job) else { continue };
-        let step = millis(interval);
-        let first = execution.scheduled_at.as_millis();
-        let last = execution.covers_through.map_or(first, |through| through.as_millis());
-        covered.entry(job).or_default().extend((first..=last).step_by(step as usize));
-    }
-    for (job, mut instants) in covered {
-        instants.sort_unstable();
-        instants.dedup();
-        let step = schedulers::interval(&job).map(millis).unwrap_or_default();
-        for pair in instants.windows(2) {
-            if pair[1] - pair[0] != step {
-                found.push(format!(
-                    "{job}: no record of the fires from {} to {} ms",
-                    pair[0], pair[1]
-                ));
-            }
+        let Some((schedule, _)) = schedulers::definition(&job) else { continue };
+        let at = execution.scheduled_at;
+        if schedule.next_after(StoreTime::from_millis(at.as_millis() - 1)) != Some(at) {
+            found.push(format!("{job}: a record at {at}, which its schedule does not have"));
         }
-        if instants.last().is_none_or(|last| *last < run.calm_from) {
+        let through = execution.covers_through.unwrap_or(at);
+        let instants = covered.entry(job).or_default();
+        instants.insert(at.as_millis());
+        instants.extend(schedule.fires_between(at, through).map(StoreTime::as_millis));
+    }
+    let (calm, end) = (StoreTime::from_millis(run.calm_from), StoreTime::from_millis(run.ended_at));
+    for (job, instants) in covered {
+        let Some((schedule, _)) = schedulers::definition(&job) else { continue };
+        let first = instants.first().copied().map(StoreTime::from_millis);
+        let owed = first.into_iter().flat_map(|first| schedule.fires_between(first, calm));
+        let mut gap: Option<(i64, i64)> = None;
+        for owed in owed.map(StoreTime::as_millis).filter(|at| !instants.contains(at)) {
+            gap = Some(gap.map_or((owed, owed), |(from, _)| (from, owed)));
+        }
+        if let Some((from, to)) = gap {
+            found.push(format!("{job}: no record of fires from {from} to {to} ms"));
+        }
+        let due_after_calm = schedule
+            .next_after(calm)
+            .is_some_and(|next| next.as_millis() <= end.as_millis() - millis(ACTING_WITHIN));
+        if due_after_calm && instants.last().is_none_or(|last| *last < run.calm_from) {
             found
                 .push(format!("{job}: no record of a fire after the calm at {} ms", run.calm_from));
+        }
+    }
+}
+
+/// No fire runs later than its job's misfire policy allows: one found more than
+/// `misfire_threshold` late when the leader planned it is missed under `skip`, runs under
+/// `run-latest` only if it was the newest fire due, and under `run-all` only if it was within
+/// `catch_up_window`. Only first attempts count (a retry is recorded when the last attempt
+/// failed); [`PLANNING_SLACK`] allows for the time between the plan and its record.
+fn no_fire_later_than_its_policy(run: &Run, found: &mut Vec<String>) {
+    let slack = millis(PLANNING_SLACK);
+    for execution in &run.executions {
+        let ran = !matches!(execution.status, ExecutionStatus::Missed | ExecutionStatus::Skipped);
+        if execution.trigger != Trigger::Schedule || execution.attempt != 1 || !ran {
+            continue;
+        }
+        let job = execution.job.to_string();
+        let Some((schedule, policy)) = schedulers::definition(&job) else { continue };
+        let (at, recorded) = (execution.scheduled_at, execution.created_at);
+        let late = recorded.as_millis() - at.as_millis();
+        let allowed = match policy.misfire {
+            MisfirePolicy::RunAll => policy.misfire_threshold.max(policy.catch_up_window),
+            _ => policy.misfire_threshold,
+        };
+        if late <= millis(allowed) + slack {
+            continue;
+        }
+        let newest = schedule
+            .next_after(at)
+            .is_none_or(|next| next.as_millis() > recorded.as_millis() - slack);
+        if policy.misfire != MisfirePolicy::RunLatest || !newest {
+            found.push(format!(
+                "{job} at {at} was recorded to run {late} ms late under misfire={}",
+                policy.misfire
+            ));
         }
     }
 }

@@ -36,6 +36,8 @@ pub(super) enum Fault {
     Crash,
     /// It starts again after a crash.
     Restart,
+    /// It goes down with every other node, for hours.
+    Outage,
 }
 
 impl Fault {

@@ -152,6 +152,12 @@ fn a_resource_without_a_fence_is_caught() {
 }
 
 #[test]
+fn misfires_replayed_or_left_without_a_record_after_a_long_downtime_are_caught() {
+    caught::<Worker>(Bug::ReplayMissedFires);
+    caught::<Worker>(Bug::ForgetMissedFires);
+}
+
+#[test]
 fn a_lost_claim_left_with_its_node_is_caught() {
     caught::<Member>(Bug::KeepLostClaim);
 }

@@ -5,36 +5,96 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use baton_core::layer::Layered;
-use baton_core::schedule::RetryPolicy;
+use baton_core::schedule::{JobPolicy, MisfirePolicy, Retention, RetryPolicy, Schedule};
 use baton_core::{HolderId, JobStore, LeaseStore};
 
 use super::net::Link;
 use super::world::{Incarnation, NodeRef, World};
 use crate::ElectorConfig;
-use crate::scheduler::{Handler, Job, JobContext, Scheduler, SchedulerConfig};
+use crate::scheduler::{Handler, Job, JobBuilder, JobContext, Scheduler, SchedulerConfig};
 
 /// The scheduler's lease TTL; the elector's timing is scaled from it.
 const TTL: Duration = Duration::from_secs(3);
-/// Two interval jobs and a cron job, each forbidding overlap (the default), so that at most one
-/// attempt of each may act at a time; the last two retry an abandoned attempt at once.
-const JOBS: [(&str, Schedule, u32); 3] = [
-    ("every-second", Schedule::Every(Duration::from_secs(1)), 1),
-    ("every-three-seconds", Schedule::Every(Duration::from_secs(3)), 3),
-    ("cron-every-two-seconds", Schedule::Cron("*/2 * * * * *"), 3),
+/// The scenario's jobs, each forbidding overlap (the default), so that at most one attempt of
+/// each may act at a time, with a misfire policy each; all but the first retry an abandoned
+/// attempt at once. The last fires in the small hours of London, which the runs that start
+/// a minute before its clocks go forward or back take across the change.
+const JOBS: [ScenarioJob; 4] = [
+    ScenarioJob {
+        name: "every-second",
+        schedule: Spec::Every(Duration::from_secs(1)),
+        attempts: 1,
+        misfire: MisfirePolicy::Skip,
+    },
+    ScenarioJob {
+        name: "every-three-seconds",
+        schedule: Spec::Every(Duration::from_secs(3)),
+        attempts: 3,
+        misfire: MisfirePolicy::RunLatest,
+    },
+    ScenarioJob {
+        name: "cron-every-two-seconds",
+        schedule: Spec::Cron("*/2 * * * * *", "UTC"),
+        attempts: 3,
+        misfire: MisfirePolicy::RunAll,
+    },
+    ScenarioJob {
+        name: "cron-london-small-hours",
+        schedule: Spec::Cron("*/3 * 0,1 * * *", "Europe/London"),
+        attempts: 3,
+        misfire: MisfirePolicy::RunLatest,
+    },
 ];
 
+/// One job of the scenario.
 #[derive(Debug, Clone, Copy)]
-enum Schedule {
-    Every(Duration),
-    Cron(&'static str),
+struct ScenarioJob {
+    name: &'static str,
+    schedule: Spec,
+    attempts: u32,
+    misfire: MisfirePolicy,
 }
 
-/// The interval between two fires of the scenario's job `name`.
-pub(super) fn interval(name: &str) -> Option<Duration> {
-    JOBS.iter().find(|(job, ..)| *job == name).map(|(_, schedule, _)| match schedule {
-        Schedule::Every(interval) => *interval,
-        Schedule::Cron(_) => Duration::from_secs(2),
-    })
+/// A schedule: an interval, or a cron pattern and its time zone.
+#[derive(Debug, Clone, Copy)]
+enum Spec {
+    Every(Duration),
+    Cron(&'static str, &'static str),
+}
+
+impl ScenarioJob {
+    fn schedule(&self) -> Schedule {
+        match self.schedule {
+            Spec::Every(interval) => Schedule::every(interval),
+            Spec::Cron(pattern, zone) => Schedule::cron(pattern, zone),
+        }
+        .expect("a valid schedule")
+    }
+
+    /// Its policies: its misfire policy and retries, and every execution kept, so that the
+    /// checks see each fire's record.
+    fn policy(&self) -> JobPolicy {
+        let retry = RetryPolicy::none().with_max_attempts(self.attempts);
+        let retry = retry.with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+        JobPolicy::default()
+            .with_misfire(self.misfire)
+            .with_retry(retry)
+            .with_retention(Retention::default().with_counts(u32::MAX, u32::MAX))
+    }
+
+    fn job(&self) -> JobBuilder {
+        let job = match self.schedule {
+            Spec::Every(interval) => Job::every(self.name, interval),
+            Spec::Cron(pattern, zone) => Job::cron(self.name, pattern).time_zone(zone),
+        };
+        job.policy(self.policy())
+    }
+}
+
+/// The schedule and policies of the scenario's job `name`.
+pub(super) fn definition(name: &str) -> Option<(Schedule, JobPolicy)> {
+    let job = JOBS.iter().find(|job| job.name == name)?;
+    Some((job.schedule(), job.policy()))
 }
 
 /// A node's scheduler.
@@ -57,16 +117,9 @@ impl Incarnation for Worker {
         config.poll_interval = Duration::from_secs(1);
         config.shutdown_grace = Duration::from_secs(2);
         let mut builder = Scheduler::builder(leases, jobs).config(config);
-        for (name, schedule, attempts) in JOBS {
-            let job = match schedule {
-                Schedule::Every(interval) => Job::every(name, interval),
-                Schedule::Cron(expression) => Job::cron(name, expression),
-            };
-            let retry = RetryPolicy::none().with_max_attempts(attempts);
-            let job =
-                job.retry(retry.with_backoff(Duration::from_millis(1), Duration::from_millis(1)));
-            let handler = handler(world.clone(), node.clone(), name);
-            builder = builder.job(job.handler(handler).expect("a valid job"));
+        for job in JOBS {
+            let handler = handler(world.clone(), node.clone(), job.name);
+            builder = builder.job(job.job().handler(handler).expect("a valid job"));
         }
         let scheduler = builder.start().await.expect("the scheduler starts on a healthy link");
         Worker { scheduler: Arc::new(scheduler) }

@@ -1,9 +1,10 @@
 //! One simulated run: three nodes over the in-memory stores, each through a link of its own,
 //! doing the work of a scenario (its [`Incarnation`]) while a schedule drawn from the seed
 //! cuts, slows, degrades and flaps links and loses their answers, pauses the work between its
-//! check and its write, crashes and restarts nodes and asks them to step down. Then every fault
-//! heals and the run goes on calmly for a while, and the stores' records are read for the
-//! checks.
+//! check and its write, crashes and restarts nodes and asks them to step down; in some runs
+//! every node goes down at once for hours. A run starts on an ordinary night or a minute before
+//! a change of London's clocks. Then every fault heals and the run goes on calmly for a while,
+//! and the stores' records are read for the checks.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -16,7 +17,7 @@ use baton_core::time::Clock;
 use baton_core::{ClusterStore, HistoryParams, JobStore, LeaseStore};
 use tokio::time::Instant;
 
-use super::clock::VirtualClock;
+use super::clock::{EPOCHS, VirtualClock};
 use super::dice::Dice;
 use super::history::{Event, Fault, Grant, Recorder, Run};
 use super::ledger::Ledger;
@@ -32,6 +33,11 @@ const CALM_FOR: Duration = Duration::from_secs(12);
 const POKE_SHARE: f64 = 0.15;
 /// How often a fault is aimed at the node that acted last rather than at any node.
 const AIM_AT_THE_ACTING: f64 = 0.6;
+/// The share of runs in which every node goes down at once, some time into the fault
+/// schedule, for [`OUTAGE_FOR`]: far beyond every misfire threshold and lease.
+const OUTAGE_SHARE: f64 = 0.25;
+/// How long such an outage lasts, in milliseconds: one to six hours.
+const OUTAGE_FOR: std::ops::Range<u64> = 3_600_000..21_600_000;
 
 /// What the nodes share: the stores, the resources, the clock, the dice and the record.
 pub(super) struct World {
@@ -48,10 +54,11 @@ pub(super) struct World {
 
 impl World {
     fn new(seed: u64) -> Self {
-        let clock = VirtualClock::start();
+        let dice = Dice::new(seed);
+        let clock = VirtualClock::start(dice.pick(&EPOCHS));
         World {
             clock,
-            dice: Dice::new(seed),
+            dice,
             leases: Arc::new(MemoryLeaseStore::with_clock(Arc::new(clock))),
             jobs: Arc::new(MemoryJobStore::with_clock(Arc::new(clock))),
             cluster: Arc::new(MemoryClusterStore::with_clock(Arc::new(clock))),
@@ -182,12 +189,13 @@ impl<I: Incarnation> Node<I> {
         self.down_until = None;
     }
 
+    /// Crashes the node if it runs, and keeps it down for `restart_after` from now.
     fn crash(&mut self, restart_after: Duration) {
         if let Some((link, incarnation)) = self.running.take() {
             link.kill();
             incarnation.crash();
-            self.down_until = Some(Instant::now() + restart_after);
         }
+        self.down_until = Some(Instant::now() + restart_after);
     }
 }
 
@@ -201,8 +209,19 @@ pub(super) async fn run<I: Incarnation>(seed: u64) -> Run {
     if let Some((_, first)) = &nodes[0].running {
         first.poke();
     }
-    while world.clock.elapsed() < FAULTS_FOR {
+    let mut outage_at = world.dice.chance(OUTAGE_SHARE).then(|| world.dice.millis(10_000..100_000));
+    let mut outage = Duration::ZERO;
+    while world.clock.elapsed() < FAULTS_FOR + outage {
         tokio::time::sleep(world.dice.millis(500..4_000)).await;
+        if outage_at.is_some_and(|at| world.clock.elapsed() >= at) {
+            outage_at = None;
+            outage = world.dice.millis(OUTAGE_FOR);
+            for node in &mut nodes {
+                world.record_fault(&node.name, Fault::Outage);
+                node.crash(outage);
+            }
+            tokio::time::sleep(outage).await;
+        }
         for node in &mut nodes {
             if node.down_until.is_some_and(|until| Instant::now() >= until) {
                 world.record_fault(&node.name, Fault::Restart);
@@ -264,7 +283,7 @@ fn inject<I: Incarnation>(world: &World, node: &mut Node<I>) {
         Fault::Pause => *node.pause.lock().unwrap_or_else(|e| e.into_inner()) = Some(span),
         Fault::StepDown => incarnation.step_down(),
         Fault::Crash => node.crash(span),
-        Fault::Restart => unreachable!("restarts follow crashes; they are not drawn"),
+        Fault::Restart | Fault::Outage => unreachable!("{fault:?} is not drawn for one node"),
     }
 }
 
