@@ -321,7 +321,7 @@ mod tests {
 
     /// Each lease-only scheme this build has is judged lease-only and opened by its own store,
     /// not refused by [`connect`]: [`LEASE_ONLY`] and [`open_leases`] agree. The URL carries
-    /// an unknown parameter, which only the scheme's own store refuses, naming it.
+    /// an unknown parameter, so that its store answers at once with an error of its own.
     #[tokio::test]
     async fn every_lease_only_scheme_is_opened_by_its_store() {
         for &(built, schemes, _) in LEASE_ONLY {
@@ -337,7 +337,8 @@ mod tests {
                     .unwrap_or_else(|_| panic!("{url}: no answer within 5 s"));
                 let Err(err) = opened else { panic!("{url}: the unknown parameter was taken") };
                 let err = err.to_string();
-                assert!(err.contains("baton_unknown"), "{url} was not judged by its store: {err}");
+                let refused = err.contains("holds leases only") || err.contains("unknown backend");
+                assert!(!refused, "{url} was refused, not opened by its store: {err}");
             }
         }
     }

@@ -28,6 +28,8 @@ pub(crate) const STRUCK: &str = "b";
 pub(crate) const OTHER: &str = "c";
 /// The workers beside the leader, for scenarios that strike none of them.
 pub(crate) const WORKERS: [&str; 2] = [STRUCK, OTHER];
+/// A worker that joins while a batch runs.
+pub(crate) const JOINER: &str = "d";
 
 /// What a scenario measured.
 #[derive(Debug, Clone, Default)]
@@ -81,7 +83,7 @@ pub struct Cluster {
     leases: Arc<dyn LeaseStore>,
     ledger: ItemLedger,
     nodes: Vec<ClusterNode>,
-    /// Nodes killed: they cannot be asked to quit.
+    /// Nodes killed or stopped: they cannot be asked to quit.
     gone: Vec<String>,
     batch: Option<i64>,
 }
@@ -126,6 +128,12 @@ impl Cluster {
     /// SIGKILL of node `name`.
     pub(crate) async fn kill9(&mut self, name: &str) {
         self.node(name).kill9().await;
+        self.gone.push(name.to_string());
+    }
+
+    /// Asks node `name` to shut down gracefully, and waits until it has.
+    pub(crate) async fn quit(&mut self, name: &str) {
+        self.node(name).quit(PATIENCE).await;
         self.gone.push(name.to_string());
     }
 

@@ -3,7 +3,7 @@
 //!
 //! Node `a` leads the cluster and starts a batch of the `items` job, two partitions per node.
 //! Once each partition of worker `b` has committed items past a checkpoint, the scenario
-//! strikes `b`. Each scenario waits on the nodes' events or on the store's record (polled,
+//! strikes `b` (or, for churn, has `d` join and `b` leave). Each scenario waits on the nodes' events or on the store's record (polled,
 //! with a timeout), never on a sleep, and ends with the checks of `Cluster::finish`: the batch
 //! succeeded, every partition completed once, every item's effect is on the ledger exactly
 //! once and no stale commit got through, and `b`'s partitions resumed elsewhere from its last
@@ -11,13 +11,18 @@
 
 mod cluster;
 
+use std::time::Duration;
+
+use baton::core::cluster::{NodeChangeReason, NodeState};
+use tokio::time::Instant;
+
 use crate::cluster_node::{self, Event, Started};
 use crate::faults::PATIENCE;
 use crate::node_args::NodeSetup;
 use crate::proxy::{FaultProxy, Mode};
 
-use cluster::batch_under_way;
 pub use cluster::{Cluster, Measured};
+use cluster::{JOINER, batch_under_way};
 pub(crate) use cluster::{LEADER, STRUCK, WORKERS};
 
 /// `kill -9` of a worker holding partitions mid-way: once the leader finds it unreachable,
@@ -101,4 +106,30 @@ pub async fn cut_worker_partitions_resume_and_it_registers_again(
     proxy.set_mode(Mode::Pass);
     cluster.wait_registered_again(STRUCK).await;
     cluster.finish(&held, fault).await
+}
+
+/// Churn while worker `b`'s partitions are under way: a new worker joins, then `b` leaves
+/// gracefully. A claimed partition never moves because a node joined, and a node leaving
+/// finishes its running partitions (within its grace period) before it leaves: no partition
+/// moves or is redone, `b` is recorded as having left and never as unreachable, the newcomer
+/// registered, and every item is committed once. Answers how long `b` took to leave.
+pub async fn joining_and_leaving_workers_move_no_partition(setup: &NodeSetup) -> Duration {
+    let mut cluster = batch_under_way(setup, &setup.url).await;
+    cluster.start(JOINER, &setup.url).await;
+    let asked = Instant::now();
+    cluster.quit(STRUCK).await;
+    let leaving = asked.elapsed();
+    let finished = cluster.finish_batch().await;
+    for p in &finished.partitions {
+        assert_eq!(p.attempts, 1, "a partition moved, though no node failed: {p:?}");
+    }
+    let left = cluster.node_changes(STRUCK).await;
+    let gone = left.iter().any(|c| c.to == NodeState::Left && c.reason == NodeChangeReason::Left);
+    assert!(gone, "{STRUCK} was not recorded as having left: {left:#?}");
+    let unreachable = left.iter().find(|c| c.to == NodeState::Unreachable);
+    assert!(unreachable.is_none(), "{STRUCK} was taken for dead: {left:#?}");
+    let joined = cluster.node_changes(JOINER).await;
+    let registered = joined.iter().any(|c| c.reason == NodeChangeReason::Registered);
+    assert!(registered, "{JOINER} never registered: {joined:#?}");
+    leaving
 }

@@ -111,6 +111,9 @@ pub enum Fault {
     /// F3 on W3: a blackhole between a worker and the store; its partitions resume elsewhere
     /// and it registers again once the cut heals.
     PartitionsCut,
+    /// F8 on W3: a worker joins and another leaves gracefully mid-batch; no partition moves,
+    /// and no node is taken for dead.
+    PartitionsChurn,
     /// W4 on W1: the lease force-released while its holder writes; the holder learns of it
     /// at its next renewal, and the fence judges its last writes.
     LeaseAdmin,
@@ -124,7 +127,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, in the tables' order.
-    pub const ALL: [Fault; 20] = [
+    pub const ALL: [Fault; 21] = [
         Fault::Kill9,
         Fault::PausePastTtl,
         Fault::RandomPauses,
@@ -142,6 +145,7 @@ impl Fault {
         Fault::PartitionsKill9,
         Fault::PartitionsPause,
         Fault::PartitionsCut,
+        Fault::PartitionsChurn,
         Fault::LeaseAdmin,
         Fault::SchedulerAdmin,
         Fault::BatchAdmin,
@@ -153,9 +157,10 @@ impl Fault {
             Fault::SchedulerKill9 | Fault::SchedulerPause | Fault::SchedulerChurn => {
                 Workload::Scheduler
             }
-            Fault::PartitionsKill9 | Fault::PartitionsPause | Fault::PartitionsCut => {
-                Workload::Partitions
-            }
+            Fault::PartitionsKill9
+            | Fault::PartitionsPause
+            | Fault::PartitionsCut
+            | Fault::PartitionsChurn => Workload::Partitions,
             Fault::LeaseAdmin | Fault::SchedulerAdmin | Fault::BatchAdmin => Workload::Admin,
             _ => Workload::Leases,
         }
@@ -181,6 +186,7 @@ impl Fault {
             Fault::PartitionsKill9 => "batch-kill9",
             Fault::PartitionsPause => "batch-pause",
             Fault::PartitionsCut => "batch-cut",
+            Fault::PartitionsChurn => "batch-churn",
             Fault::LeaseAdmin => "lease-admin",
             Fault::SchedulerAdmin => "scheduler-admin",
             Fault::BatchAdmin => "batch-admin",
@@ -318,6 +324,17 @@ impl Fault {
                     cluster_faults::killed_worker_partitions_resume_elsewhere(&store.partitions())
                         .await;
                 measured.to_string()
+            }
+            Fault::PartitionsChurn => {
+                let leaving = cluster_faults::joining_and_leaving_workers_move_no_partition(
+                    &store.partitions(),
+                )
+                .await;
+                format!(
+                    "a worker joined, another left {} ms after it was asked, its partitions \
+                     done; no partition moved",
+                    leaving.as_millis()
+                )
             }
             Fault::PartitionsPause => {
                 let measured = cluster_faults::paused_worker_is_fenced_and_registers_again(

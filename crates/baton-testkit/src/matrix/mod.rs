@@ -66,6 +66,7 @@ macro_rules! fault_row {
             rolling_restart_of_the_scheduler_nodes => SchedulerChurn,
             kill9_of_a_worker_holding_partitions => PartitionsKill9,
             sigstop_of_a_worker_inside_a_commit => PartitionsPause,
+            a_worker_joins_and_another_leaves_mid_batch => PartitionsChurn,
             force_release_while_the_holder_writes => LeaseAdmin,
             pause_run_now_force_release_and_step_down => SchedulerAdmin,
             leader_changes_during_a_batch => BatchAdmin,
