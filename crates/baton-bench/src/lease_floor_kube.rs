@@ -60,6 +60,10 @@ impl LeaseFloor for KubeFloor {
     }
 }
 
+/// The lease duration the floor writes: client-go's leader election's default, so that each
+/// write carries what that elector's would.
+const LEASE_DURATION_SECONDS: i32 = 15;
+
 /// One Lease object written with compare-and-set on its `resourceVersion`.
 struct KubeLock {
     api: Api<Lease>,
@@ -79,7 +83,7 @@ impl KubeLock {
             },
             spec: Some(LeaseSpec {
                 holder_identity: Some("baton-bench-floor".to_string()),
-                lease_duration_seconds: Some(15),
+                lease_duration_seconds: Some(LEASE_DURATION_SECONDS),
                 renew_time: Some(now),
                 ..LeaseSpec::default()
             }),

@@ -1,6 +1,7 @@
 //! A child process that reports one event per line on stdout, as the testkit's test binaries
 //! (`baton-test-holder`, `baton-test-node`) do: start it, wait for its events, kill it with
-//! SIGKILL, or pause it with its own SIGSTOP and resume it.
+//! SIGKILL, or pause it with its own SIGSTOP and resume it. Its lines and the signals sent to it
+//! are recorded in the [`History`] of the scope it was started in.
 
 use std::collections::VecDeque;
 use std::process::Stdio;
@@ -12,6 +13,8 @@ use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, Command};
 use tokio::sync::mpsc;
+
+use crate::history::{self, History};
 
 /// One event a process printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +68,8 @@ impl EventedProcess {
         let (sender, events) = mpsc::unbounded_channel();
         let log = Arc::new(Mutex::new(Vec::new()));
         let record = log.clone();
+        let history = History::current();
+        let process = name.to_string();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
@@ -74,6 +79,9 @@ impl EventedProcess {
                     detail: detail.to_string(),
                     at: Instant::now(),
                 };
+                if let Some(history) = &history {
+                    history.push(&process, &event.kind, &event.detail, event.at);
+                }
                 record.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(event.clone());
                 if sender.send(event).is_err() {
                     break;
@@ -167,6 +175,7 @@ impl EventedProcess {
     }
 
     fn signal(&self, signal: Signal) {
+        history::nemesis(signal.as_str(), &self.name);
         kill(self.pid(), signal).unwrap_or_else(|err| panic!("signalling {}: {err}", self.name));
     }
 

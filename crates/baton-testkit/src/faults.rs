@@ -325,6 +325,7 @@ pub async fn random_pauses_let_no_stale_or_late_write_land(
 ) -> (LedgerReport, usize) {
     let seed = fastrand::u64(..);
     eprintln!("random pauses: seed {seed}");
+    crate::history::seed(seed);
     let mut random = fastrand::Rng::with_seed(seed);
     let leases = baton::connect_leases(&setup.url).await.expect("connect");
     let lease: baton::LeaseName = setup.lease.parse().expect("a lease name");

@@ -11,11 +11,12 @@
 //! entries in commit order: an entry whose token is below one accepted before it on the same
 //! partition is a stale write that got through, and must never exist.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 
 use baton::FencingToken;
 
+use crate::history::{self, Fenced};
 use crate::ledger::{Ledger, fenced_transaction, on_each_pool};
 
 const CREATE_POSTGRES: &str = "
@@ -107,6 +108,16 @@ impl ItemReport {
     /// Every entry.
     pub fn accepted(&self) -> usize {
         self.entries.values().map(Vec::len).sum()
+    }
+
+    /// Items committed more than once: every entry after the first of its item.
+    pub fn duplicates(&self) -> u64 {
+        let distinct: usize = self
+            .entries
+            .values()
+            .map(|entries| entries.iter().map(|e| e.item).collect::<HashSet<_>>().len())
+            .sum();
+        (self.accepted() - distinct) as u64
     }
 
     /// The items of `part` not on the ledger exactly once, with their count: those of `range`
@@ -210,7 +221,16 @@ impl ItemLedger {
             anyhow::Ok((part, Entry { item: u64::try_from(item)?, token: u64::try_from(token)? }))
         });
         let entries = entries.collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(ItemReport::new(entries, u64::try_from(rejected)?))
+        let report = ItemReport::new(entries, u64::try_from(rejected)?);
+        let found = Fenced {
+            accepted: report.accepted() as u64,
+            rejected: report.rejected,
+            stale_accepted: report.stale_accepted,
+            late: 0,
+            duplicates: report.duplicates(),
+        };
+        history::fenced("items", found);
+        Ok(report)
     }
 }
 

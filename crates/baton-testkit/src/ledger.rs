@@ -24,6 +24,8 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::SqlitePoolOptions;
 use sqlx::{Executor, MySqlPool, PgPool, SqlitePool};
 
+use crate::history::{self, Fenced};
+
 /// The resource lease holders append to.
 pub const RESOURCE: &str = "ledger";
 
@@ -249,7 +251,11 @@ impl Ledger {
             sqlx::query_as(ENTRIES).fetch_all(pool).await?,
             sqlx::query_scalar(REJECTIONS).fetch_one(pool).await?,
         ));
-        Ok(check_entries(&entries, u64::try_from(rejected).unwrap_or(0)))
+        let report = check_entries(&entries, u64::try_from(rejected).unwrap_or(0));
+        let LedgerReport { accepted, rejected, stale_accepted, late } = report;
+        let found = Fenced { accepted, rejected, stale_accepted, late, duplicates: 0 };
+        history::fenced("ledger", found);
+        Ok(report)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod evented;
 pub mod fake_clock;
 pub mod faults;
 pub mod gate;
+pub mod history;
 pub mod holder;
 pub mod item_ledger;
 pub mod leader_faults;

@@ -2,21 +2,23 @@
 //! (codes, `Status` bodies, resourceVersions from etcd's revisions), its watches, and kubectl as
 //! an independent client.
 
-use std::process::Command;
-
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use baton_testkit::servers::KubeApiServer;
 use hyper::Method;
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
 
 #[path = "kube_api/http.rs"]
 mod http;
+#[path = "kube_api/kubectl.rs"]
+mod kubectl;
+#[path = "kube_api/objects.rs"]
+mod objects;
+#[path = "kube_api/watches.rs"]
+mod watches;
 
-use http::{Client, JSON, Patch, Reply};
-
-const LEASES: &str = "/apis/coordination.k8s.io/v1/namespaces";
+use http::{Client, Patch, Reply};
+use objects::{
+    assert_status, etcd_mod_revision, event, lease, leases, version, version_number, versioned,
+};
 
 #[tokio::test]
 async fn a_create_answers_201_with_etcds_revision_and_a_second_one_409() {
@@ -171,76 +173,6 @@ async fn a_delete_with_a_wrong_precondition_conflicts() {
 }
 
 #[tokio::test]
-async fn a_watch_from_a_version_sees_modified_then_deleted_in_order() {
-    let server = KubeApiServer::start();
-    let api = Client::of(&server);
-    let path = format!("{}/watched", leases("default"));
-    let created = api.post(&leases("default"), lease("watched", "alice")).await.body;
-    api.post(&leases("default"), lease("bystander", "zoe")).await;
-
-    let query = format!(
-        "?watch=1&resourceVersion={}&fieldSelector=metadata.name%3Dwatched",
-        version(&created)
-    );
-    let mut watch = api.watch(&format!("{}{query}", leases("default"))).await;
-    let renewed = api.put(&path, versioned(lease("watched", "alice-renewed"), &created)).await.body;
-    api.put(&format!("{}/bystander", leases("default")), lease("bystander", "zed")).await;
-    assert_eq!(api.delete(&path, json!({})).await.status, 200);
-
-    let modified = watch.next().await.expect("MODIFIED");
-    assert_eq!(modified["type"], "MODIFIED");
-    assert_eq!(modified["object"], renewed);
-    let deleted = watch.next().await.expect("DELETED");
-    assert_eq!(deleted["type"], "DELETED");
-    assert_eq!(deleted["object"]["spec"], renewed["spec"], "the last state");
-    let now = api.get(&leases("default")).await.body;
-    assert_eq!(
-        version(&deleted["object"]),
-        version(&now),
-        "the deletion's revision, the last write"
-    );
-}
-
-#[tokio::test]
-async fn a_watch_from_a_compacted_version_gets_one_410_error_and_ends() {
-    let server = KubeApiServer::start();
-    let api = Client::of(&server);
-    let created = api.post(&leases("default"), lease("old", "alice")).await.body;
-    let path = format!("{}/old", leases("default"));
-    api.put(&path, lease("old", "bob")).await;
-    let latest = api.put(&path, lease("old", "carol")).await.body;
-    let exact = format!(
-        "{}?resourceVersion={}&resourceVersionMatch=Exact",
-        leases("default"),
-        version(&created)
-    );
-    let then = api.get(&exact).await.body;
-    assert_eq!(then["items"][0]["spec"]["holderIdentity"], "alice", "the list as it was");
-    assert_eq!(then["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
-    server.compact();
-    server.compact();
-    let gone = api.get(&exact).await;
-    assert_status(&gone, 410, "Expired", "The resourceVersion for the provided list is too old.");
-
-    let from = version(&created);
-    let mut watch =
-        api.watch(&format!("{}?watch=true&resourceVersion={from}", leases("default"))).await;
-    assert_eq!(watch.status, 200);
-    let error = watch.next().await.expect("an ERROR event");
-    assert_eq!(error["type"], "ERROR");
-    let status = &error["object"];
-    assert_eq!((status["kind"].as_str(), status["code"].as_i64()), (Some("Status"), Some(410)));
-    assert_eq!(status["reason"], "Expired");
-    let compacted = version_number(&latest);
-    assert_eq!(status["message"], format!("too old resource version: {from} ({compacted})"));
-    assert_eq!(watch.next().await, None, "the stream ends");
-
-    let current =
-        api.watch(&format!("{}?watch=true&resourceVersion={compacted}", leases("default"))).await;
-    assert_eq!(current.status, 200, "a watch from the compaction revision is fine");
-}
-
-#[tokio::test]
 async fn writes_in_a_namespace_that_does_not_exist_are_404_and_write_nothing() {
     let server = KubeApiServer::start();
     let api = Client::of(&server);
@@ -358,30 +290,6 @@ async fn a_dry_run_checks_everything_and_writes_nothing() {
 }
 
 #[tokio::test]
-async fn a_stop_keeps_the_objects_and_ends_watches_until_the_restart() {
-    let server = KubeApiServer::start();
-    let api = Client::of(&server);
-    let created = api.post(&leases("default"), lease("durable", "alice")).await.body;
-    let mut watch = api
-        .watch(&format!("{}?watch=true&resourceVersion={}", leases("default"), version(&created)))
-        .await;
-
-    server.stop();
-    assert_eq!(watch.next().await, None, "the watch ends with the server");
-    assert!(TcpStream::connect(("127.0.0.1", server.port())).await.is_err(), "the port is closed");
-    server.restart();
-
-    let path = format!("{}/durable", leases("default"));
-    assert_eq!(api.get(&path).await.body, created, "the object, at its version");
-    let mut rewatch = api
-        .watch(&format!("{}?watch=true&resourceVersion={}", leases("default"), version(&created)))
-        .await;
-    let renewed = api.put(&path, versioned(lease("durable", "bob"), &created)).await.body;
-    let event = rewatch.next().await.expect("an event after the restart");
-    assert_eq!((event["type"].as_str(), &event["object"]), (Some("MODIFIED"), &renewed));
-}
-
-#[tokio::test]
 async fn patches_apply_to_the_stored_object_with_their_version_as_precondition() {
     let server = KubeApiServer::start();
     let api = Client::of(&server);
@@ -468,41 +376,6 @@ async fn invalid_leases_are_refused_as_kube_apiserver_refuses_them() {
 }
 
 #[tokio::test]
-async fn a_watch_without_a_version_starts_with_the_current_objects_and_times_out_cleanly() {
-    let server = KubeApiServer::start();
-    let api = Client::of(&server);
-    let collection = leases("default");
-    let mut labelled = lease("labelled", "alice");
-    labelled["metadata"]["labels"] = json!({"app": "baton"});
-    let labelled = api.post(&collection, labelled).await.body;
-    api.post(&collection, lease("unlabelled", "bob")).await;
-
-    let mut watch = api
-        .watch(&format!("{collection}?watch=true&labelSelector=app%3Dbaton&timeoutSeconds=1"))
-        .await;
-    let added = watch.next().await.expect("a synthetic ADDED");
-    assert_eq!((added["type"].as_str(), &added["object"]), (Some("ADDED"), &labelled));
-    assert_eq!(watch.next().await, None, "the stream ends after timeoutSeconds");
-    assert!(watch.ended_cleanly, "with the chunked body's end");
-
-    let query = "?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan";
-    let mut streaming = api.watch(&format!("{collection}{query}")).await;
-    let names: Vec<Value> = [streaming.next().await, streaming.next().await]
-        .into_iter()
-        .map(|event| event.expect("an ADDED")["object"]["metadata"]["name"].clone())
-        .collect();
-    assert_eq!(names, [json!("labelled"), json!("unlabelled")]);
-    let bookmark = streaming.next().await.expect("a BOOKMARK");
-    assert_eq!(bookmark["type"], "BOOKMARK");
-    assert_eq!(bookmark["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
-    let list = api.get(&collection).await.body;
-    assert_eq!(
-        bookmark["object"]["metadata"]["resourceVersion"],
-        list["metadata"]["resourceVersion"]
-    );
-}
-
-#[tokio::test]
 async fn events_are_created_read_and_listed() {
     let server = KubeApiServer::start();
     let api = Client::of(&server);
@@ -570,144 +443,4 @@ async fn discovery_documents_and_unserved_requests() {
     let text =
         api.send(Method::POST, &leases("default"), Some(("text/plain", lease("x", "a")))).await;
     assert_eq!((text.status, text.body["reason"].as_str()), (415, Some("UnsupportedMediaType")));
-}
-
-/// kubectl as an independent client, over TLS since it sends its token only there.
-#[test]
-fn kubectl_creates_reads_replaces_and_lists_events() {
-    let server = KubeApiServer::start();
-    let dir = tempfile::tempdir().expect("a directory");
-    let file = |name: &str, text: &str| {
-        let path = dir.path().join(name);
-        std::fs::write(&path, text).expect("a manifest");
-        path.display().to_string()
-    };
-    let manifest = "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: by-kubectl\n\
-                    spec:\n  holderIdentity: alice\n  leaseDurationSeconds: 15\n";
-    let created = kubectl(&server, &["create", "-f", &file("lease.yaml", manifest)]);
-    assert_eq!(created.trim(), "lease.coordination.k8s.io/by-kubectl created");
-    let stored = server.lease("default", "by-kubectl").expect("the lease in etcd");
-    assert_eq!(stored["spec"]["holderIdentity"], "alice");
-
-    let read: Value =
-        serde_json::from_str(&kubectl(&server, &["get", "lease", "by-kubectl", "-o", "json"]))
-            .unwrap();
-    assert_eq!(read, stored, "kubectl reads the object as stored");
-    let mut renewed = read.clone();
-    renewed["spec"]["holderIdentity"] = json!("bob");
-    let renewal = file("renewal.json", &renewed.to_string());
-    assert_eq!(
-        kubectl(&server, &["replace", "-f", &renewal]).trim(),
-        "lease.coordination.k8s.io/by-kubectl replaced"
-    );
-    let stale = kubectl_fails(&server, &["replace", "-f", &renewal]);
-    assert!(
-        stale.contains("Error from server (Conflict)")
-            && stale.contains("the object has been modified"),
-        "{stale}"
-    );
-    let mut current = server.lease("default", "by-kubectl").unwrap();
-    current["spec"]["holderIdentity"] = json!("carol");
-    let replaced =
-        kubectl(&server, &["replace", "-f", &file("current.json", &current.to_string())]);
-    assert_eq!(replaced.trim(), "lease.coordination.k8s.io/by-kubectl replaced");
-    assert_eq!(server.lease("default", "by-kubectl").unwrap()["spec"]["holderIdentity"], "carol");
-
-    let event = event("default", "by-kubectl.1").to_string();
-    kubectl(&server, &["create", "-f", &file("event.json", &event)]);
-    let events = kubectl(&server, &["get", "events"]);
-    assert!(events.lines().any(|line| line.starts_with("by-kubectl.1 ")), "{events}");
-    assert_eq!(server.events("default").len(), 1);
-}
-
-/// Runs kubectl with the server's TLS kubeconfig (validation off: no OpenAPI is served);
-/// answers its output, panicking unless it succeeds.
-fn kubectl(server: &KubeApiServer, args: &[&str]) -> String {
-    let output = run_kubectl(server, args);
-    let (stdout, stderr) =
-        (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "kubectl {args:?} failed: {stdout}{stderr}");
-    stdout.into_owned()
-}
-
-/// Runs kubectl expecting it to fail; answers its error output.
-fn kubectl_fails(server: &KubeApiServer, args: &[&str]) -> String {
-    let output = run_kubectl(server, args);
-    assert!(!output.status.success(), "kubectl {args:?} succeeded");
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn run_kubectl(server: &KubeApiServer, args: &[&str]) -> std::process::Output {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let found = std::env::split_paths(&path).any(|dir| dir.join("kubectl").is_file());
-    assert!(found, "kubectl not found on the PATH: install kubectl (v1.32) to run this test");
-    let validation = match args.first() {
-        Some(&"create" | &"replace") => vec!["--validate=false"],
-        _ => Vec::new(),
-    };
-    Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(server.tls_kubeconfig())
-        .args(args)
-        .args(validation)
-        .output()
-        .expect("kubectl runs")
-}
-
-/// The leases collection of `namespace`.
-fn leases(namespace: &str) -> String {
-    format!("{LEASES}/{namespace}/leases")
-}
-
-fn lease(name: &str, holder: &str) -> Value {
-    json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": name},
-           "spec": {"holderIdentity": holder, "leaseDurationSeconds": 15}})
-}
-
-fn event(namespace: &str, name: &str) -> Value {
-    json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": name},
-           "involvedObject": {"kind": "Lease", "namespace": namespace, "name": "lease-one",
-                              "apiVersion": "coordination.k8s.io/v1"},
-           "reason": "LeaderElection", "message": "alice became leader", "type": "Normal",
-           "source": {"component": "baton"}, "count": 1,
-           "firstTimestamp": "2024-05-01T10:00:00Z", "lastTimestamp": "2024-05-01T10:00:00Z"})
-}
-
-/// `object` with the resourceVersion of `of`.
-fn versioned(mut object: Value, of: &Value) -> Value {
-    object["metadata"]["resourceVersion"] = of["metadata"]["resourceVersion"].clone();
-    object
-}
-
-fn version(object: &Value) -> String {
-    object["metadata"]["resourceVersion"].as_str().expect("a resourceVersion").to_string()
-}
-
-fn version_number(object: &Value) -> i64 {
-    version(object).parse().expect("a decimal resourceVersion")
-}
-
-fn assert_status(reply: &Reply, code: u16, reason: &str, message: &str) {
-    assert_eq!(reply.status, code, "{}", reply.body);
-    let status = &reply.body;
-    assert_eq!(
-        (status["kind"].as_str(), status["apiVersion"].as_str()),
-        (Some("Status"), Some("v1"))
-    );
-    assert_eq!(
-        (status["status"].as_str(), status["code"].as_u64()),
-        (Some("Failure"), Some(code.into()))
-    );
-    assert_eq!(status["reason"], reason);
-    assert_eq!(status["message"], message);
-}
-
-/// The `mod_revision` etcd reports for `key`.
-async fn etcd_mod_revision(server: &KubeApiServer, key: &str) -> i64 {
-    let etcd = Client { port: server.etcd().port(), token: None };
-    let answer = etcd
-        .send(Method::POST, "/v3/kv/range", Some((JSON, json!({"key": BASE64.encode(key)}))))
-        .await;
-    let revision = answer.body["kvs"][0]["mod_revision"].as_str().expect("the key in etcd");
-    revision.parse().expect("a decimal revision")
 }

@@ -1,7 +1,7 @@
 //! Bugs planted on purpose, for the crate's deterministic simulation to show that it catches
 //! them. The lease's are the mistakes of the same names in `baton-core/model/lease.pml`, which
-//! spin must catch as well; [`Bug::KeepLostClaim`] is the cluster's, which the simulation found
-//! before it was fixed; the misfire bugs are the scheduler's after a long downtime. Outside the crate's own tests no bug can be planted and [`planted`] is
+//! spin must catch as well; [`Bug::KeepLostClaim`] and [`Bug::KeepLapsedClaim`] are the
+//! cluster's, which the simulation found before they were fixed; the misfire bugs are the scheduler's after a long downtime. Outside the crate's own tests no bug can be planted and [`planted`] is
 //! false.
 
 /// A deliberate mistake the runtime can be switched to make.
@@ -20,6 +20,10 @@ pub(crate) enum Bug {
     /// A partition claim whose answer was lost retried like any failed call, leaving what the
     /// store granted claimed by a live node that never runs it.
     KeepLostClaim,
+    /// A partition whose claim lapsed while its node still acts (the claim's answer came late,
+    /// and no heartbeat carrying it was confirmed since) stopped and left claimed by the live
+    /// node, which never runs it again.
+    KeepLapsedClaim,
     /// A leader planning late fires as `misfire = run-all` whatever the job's policy: after a
     /// long downtime it runs up to `catch_up_max` old fires at once.
     ReplayMissedFires,

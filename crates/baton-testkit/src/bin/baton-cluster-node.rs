@@ -15,8 +15,8 @@
 //!   asked to run starts;
 //! - `STARTED <key> <attempt> <next> <by> <token>` when a claim starts, resuming at item
 //!   `next` from the checkpoint saved under token `by` (0 for none);
-//! - `WROTE`, `REDONE` (an earlier claim had committed it) or `REJECTED` (by the fence)
-//!   `<key> <item> <token>` for each item; `CHECKPOINT <key> <next> <token>` for each
+//! - `INVOKE <key> <item> <token>` before each item's commit, and after it `WROTE`, `REDONE`
+//!   (an earlier claim had committed it) or `REJECTED` (by the fence) `<key> <item> <token>`; `CHECKPOINT <key> <next> <token>` for each
 //!   checkpoint saved; `DONE <key> <token>` when the handler succeeds;
 //! - `LOST <key> <item> <token>` when the claim stops at an item because it may no longer act
 //!   (its node went silent or was fenced, the checkpoint or the item was refused), `FAILED
@@ -205,6 +205,7 @@ impl Sink {
             self.gate.stop_here(&format!("{key} {item} {token}")).await;
         }
         let commit = async {
+            say(format!("INVOKE {key} {item} {token}"));
             let commit = self.ledger.commit(key, item, &self.node, token).await?;
             let kind = match commit {
                 Commit::Written => "WROTE",

@@ -1,27 +1,37 @@
 //! Runs the fault matrix: every store under every fault, round after round, each cell on a
 //! throwaway instance, and prints each cell as it ends and the tables at the end.
 //!
-//! Usage: `baton-fault-matrix [--stores NAME,…] [--faults NAME,…] [--rounds N] [--json FILE]`,
-//! every store and every fault by default (`Store::ALL`, `Fault::ALL`; a wrong name is
-//! answered with the list). It exits with 1 if any cell failed; a failed cell prints its first
-//! line (a random cell also its seed, on stderr, before it).
+//! Usage: `baton-fault-matrix [--stores NAME,…] [--faults NAME,…] [--rounds N] [--jobs N]
+//! [--json FILE]`, every store and every fault by default, once, two cells at a time as
+//! `scripts/test` runs them (`--jobs 1` for one at a time) (`Store::ALL`, `Fault::ALL`; a wrong name is
+//! answered with the list). Each cell prints its verdict and what its history shows (writes
+//! ok, failed and unknown, the ledger's counts); a failed cell also prints the first line of
+//! the failure, its seed if it made random choices, and the end of its history. It exits with
+//! 1 if any cell failed.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use baton_testkit::matrix::{self, Binaries, Fault, Store, Verdict};
+use baton_testkit::matrix::{self, Binaries, Cell, Fault, Store, Verdict};
+use tokio::task::JoinSet;
 
 struct Plan {
     stores: Vec<Store>,
     faults: Vec<Fault>,
     rounds: usize,
+    jobs: usize,
     json: Option<PathBuf>,
 }
 
 fn plan() -> anyhow::Result<Plan> {
-    let mut plan =
-        Plan { stores: Store::ALL.to_vec(), faults: Fault::ALL.to_vec(), rounds: 1, json: None };
+    let mut plan = Plan {
+        stores: Store::ALL.to_vec(),
+        faults: Fault::ALL.to_vec(),
+        rounds: 1,
+        jobs: 2,
+        json: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().with_context(|| format!("{flag} needs a value"))?;
@@ -30,17 +40,23 @@ fn plan() -> anyhow::Result<Plan> {
                 plan.stores = names(&value, Store::parse, &Store::names())?;
             }
             "--faults" => plan.faults = names(&value, Fault::parse, &Fault::names())?,
-            "--rounds" => {
-                plan.rounds =
-                    value.parse().ok().filter(|rounds| *rounds > 0).with_context(|| {
-                        format!("--rounds {value:?}: expected a whole number from 1")
-                    })?
-            }
+            "--rounds" => plan.rounds = at_least_one(&flag, &value)?,
+            "--jobs" => plan.jobs = at_least_one(&flag, &value)?,
             "--json" => plan.json = Some(PathBuf::from(value)),
-            _ => bail!("unknown option {flag:?}: expected --stores, --faults, --rounds or --json"),
+            _ => bail!(
+                "unknown option {flag:?}: expected --stores, --faults, --rounds, --jobs or --json"
+            ),
         }
     }
     Ok(plan)
+}
+
+fn at_least_one(flag: &str, value: &str) -> anyhow::Result<usize> {
+    value
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .with_context(|| format!("{flag} {value:?}: expected a whole number from 1"))
 }
 
 fn names<T>(list: &str, parse: fn(&str) -> Option<T>, accepted: &str) -> anyhow::Result<Vec<T>> {
@@ -76,24 +92,21 @@ async fn run() -> anyhow::Result<bool> {
             )
         })?;
     let mut cells = Vec::new();
+    let mut running = JoinSet::new();
     for round in 1..=plan.rounds {
         for store in &plan.stores {
             for fault in &plan.faults {
-                let cell = matrix::run_cell(*store, *fault, &binaries).await;
-                let (verdict, detail) = match &cell.verdict {
-                    Verdict::Passed(figures) => ("pass", figures.clone()),
-                    Verdict::Failed(why) => ("FAIL", why.clone()),
-                    Verdict::NotApplicable(why) => ("n/a", why.to_string()),
-                };
-                println!(
-                    "round {round}  {:<10} {:<15} {verdict:<4} {:>6.1} s  {detail}",
-                    store.name(),
-                    fault.name(),
-                    cell.seconds
-                );
-                cells.push(cell);
+                if running.len() == plan.jobs {
+                    cells.push(report(running.join_next().await.expect("a running cell")?));
+                }
+                let (store, fault, binaries) = (*store, *fault, binaries.clone());
+                running
+                    .spawn(async move { (round, matrix::run_cell(store, fault, &binaries).await) });
             }
         }
+    }
+    while let Some(done) = running.join_next().await {
+        cells.push(report(done?));
     }
     println!("\n{}", matrix::markdown(&cells));
     if let Some(path) = &plan.json {
@@ -101,4 +114,27 @@ async fn run() -> anyhow::Result<bool> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(cells.iter().all(|cell| !matches!(cell.verdict, Verdict::Failed(_))))
+}
+
+/// Prints a cell of round `round` as it ended: its verdict, what its history shows, and for a
+/// failed cell the end of its history.
+fn report((round, cell): (usize, Cell)) -> Cell {
+    let (verdict, detail) = match &cell.verdict {
+        Verdict::Passed(figures) => ("pass", figures.clone()),
+        Verdict::Failed(why) => ("FAIL", why.clone()),
+        Verdict::NotApplicable(why) => ("n/a", why.to_string()),
+    };
+    println!(
+        "round {round}  {:<10} {:<15} {verdict:<4} {:>6.1} s  {detail}",
+        cell.store.name(),
+        cell.fault.name(),
+        cell.seconds
+    );
+    if !matches!(cell.verdict, Verdict::NotApplicable(_)) {
+        println!("         {}", cell.summary);
+    }
+    if let Some(excerpt) = &cell.excerpt {
+        println!("{excerpt}");
+    }
+    cell
 }

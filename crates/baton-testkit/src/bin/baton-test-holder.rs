@@ -6,7 +6,9 @@
 //! while leading, appends to the fenced ledger every 50 ms, checking its lease inside each
 //! append's transaction right before the entry is written (the ledger records how long the term
 //! still had then). It reports on stdout, one event per line:
-//! `ACQUIRED <token>`, `WROTE <token>`, `REJECTED <token>`, `LOST <token>`, and after each loss
+//! `ACQUIRED <token>`, `INVOKE <token>` before each append and after it `WROTE <token>`,
+//! `REJECTED <token>` (the fence refused it), `ABANDONED <token>` (the term ended before the
+//! entry was written) or `ERROR <token> <error>`; `LOST <token>`, and after each loss
 //! one deliberate write with the lost token, `PROBE ACCEPTED|REJECTED <token>`, which shows what
 //! the fence does with a stale writer. It prints `READY` once connected. With
 //! `BATON_TEST_HOLDER_LOG` set (a tracing filter such as `debug`), it logs to stderr.
@@ -66,6 +68,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(handle.deadline().saturating_duration_since(tokio::time::Instant::now()))
         };
         while guard.ensure_valid().is_ok() {
+            say(format!("INVOKE {token}"));
             let append = tokio::select! {
                 append = ledger.append(RESOURCE, writer, token, Some(&still_valid)) => append,
                 () = guard.cancelled() => break,
@@ -73,7 +76,10 @@ async fn main() -> anyhow::Result<()> {
             match append {
                 Ok(Append::Accepted) => say(format!("WROTE {token}")),
                 Ok(Append::Rejected) => say(format!("REJECTED {token}")),
-                Ok(Append::Stopped) => break,
+                Ok(Append::Stopped) => {
+                    say(format!("ABANDONED {token}"));
+                    break;
+                }
                 Err(err) => say(format!("ERROR {token} {err:#}")),
             }
             if stop_requested.load(Ordering::SeqCst) {

@@ -13,7 +13,8 @@
 //!   reported yet;
 //! - `STARTED RUN` when a handler starts; `RAN RUN` when it succeeds; `FAILED RUN` when it
 //!   fails;
-//! - `WROTE <step> RUN` or `REJECTED <step> RUN` for each fenced write (`once` for tick;
+//! - `INVOKE <step> RUN` before each fenced write, and after it `WROTE <step> RUN` or
+//!   `REJECTED <step> RUN` (`once` for tick;
 //!   `begin`, then `end` after [`node::SLOW_RUN`] of work, for slow); a rejected write fails
 //!   the handler; `ERROR <step> RUN <error>` reports a write that failed otherwise;
 //! - `STOPPING [RUN]` and `RESUMED` around a pause (below);
@@ -221,6 +222,7 @@ impl Sink {
         run: &str,
     ) -> std::result::Result<(), String> {
         let append = async {
+            say(format!("INVOKE {step} {run}"));
             let append =
                 self.ledger.append(ctx.job().as_str(), &self.node, ctx.token(), None).await;
             match append {

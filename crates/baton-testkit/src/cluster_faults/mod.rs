@@ -3,11 +3,12 @@
 //!
 //! Node `a` leads the cluster and starts a batch of the `items` job, two partitions per node.
 //! Once each partition of worker `b` has committed items past a checkpoint, the scenario
-//! strikes `b` (or, for churn, has `d` join and `b` leave). Each scenario waits on the nodes' events or on the store's record (polled,
-//! with a timeout), never on a sleep, and ends with the checks of `Cluster::finish`: the batch
-//! succeeded, every partition completed once, every item's effect is on the ledger exactly
-//! once and no stale commit got through, and `b`'s partitions resumed elsewhere from its last
-//! checkpoint under a greater token.
+//! strikes `b` (or, for churn, has `d` join and `b` leave). Each scenario waits on the nodes'
+//! events or on the store's record (polled, with a timeout), never on a sleep, and ends with
+//! the checks of `Cluster::finish_batch`: the batch succeeded, every partition completed once,
+//! every item's effect is on the ledger exactly once and no stale commit got through. The
+//! scenarios that strike `b` end with `Cluster::finish`, which also checks that `b`'s
+//! partitions resumed elsewhere from its last checkpoint under a greater token.
 
 mod cluster;
 

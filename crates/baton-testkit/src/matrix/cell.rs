@@ -1,9 +1,13 @@
-//! One cell of the matrix: a fault inflicted on a throwaway instance of a store, its verdict and
-//! how long it took.
+//! One cell of the matrix: a fault inflicted on a throwaway instance of a store, its verdict,
+//! its history and how long it took.
 
 use std::time::Instant;
 
 use super::{Binaries, Fault, Store};
+use crate::history::{History, Summary};
+
+/// How many rows of its history a failed cell shows.
+const EXCERPT_ROWS: usize = 40;
 
 /// What a cell found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,23 +29,30 @@ pub struct Cell {
     pub fault: Fault,
     /// What the checks found.
     pub verdict: Verdict,
+    /// The operations, terms and ledgers its history shows.
+    pub summary: Summary,
+    /// For a failed cell, the seed of its random choices (if it made any) and the end of its
+    /// history.
+    pub excerpt: Option<String>,
     /// How long the cell ran, server start included.
     pub seconds: f64,
 }
 
 /// Starts a throwaway instance of `store` with nodes running `binaries`, inflicts `fault` and
-/// checks the ledger. A failed check is a [`Verdict::Failed`] (the panic of the scenario,
-/// caught), not a panic of the caller.
+/// checks the ledger and the cell's history. A failed check is a [`Verdict::Failed`] (the panic
+/// of the scenario, caught, or the first violation its history shows), not a panic of the
+/// caller.
 pub async fn run_cell(store: Store, fault: Fault, binaries: &Binaries) -> Cell {
     let started = Instant::now();
+    let history = History::new();
     let verdict = match fault.applies_to(store) {
         Err(why) => Verdict::NotApplicable(why),
         Ok(()) => {
             let binaries = binaries.clone();
-            let inflicted = tokio::spawn(async move {
+            let inflicted = tokio::spawn(history.scope(async move {
                 let running = store.start(&binaries).await;
                 fault.inflict(&running).await
-            });
+            }));
             match inflicted.await {
                 Ok(figures) => Verdict::Passed(figures),
                 Err(err) if err.is_panic() => Verdict::Failed(first_line(&panic_text(err))),
@@ -49,7 +60,13 @@ pub async fn run_cell(store: Store, fault: Fault, binaries: &Binaries) -> Cell {
             }
         }
     };
-    Cell { store, fault, verdict, seconds: started.elapsed().as_secs_f64() }
+    let summary = history.summary();
+    let verdict = match (verdict, summary.violations().first()) {
+        (Verdict::Passed(_), Some(violation)) => Verdict::Failed(violation.clone()),
+        (verdict, _) => verdict,
+    };
+    let excerpt = matches!(verdict, Verdict::Failed(_)).then(|| history.excerpt(EXCERPT_ROWS));
+    Cell { store, fault, verdict, summary, excerpt, seconds: started.elapsed().as_secs_f64() }
 }
 
 fn panic_text(err: tokio::task::JoinError) -> String {

@@ -47,6 +47,7 @@ impl Members {
     /// leader; answers how long that took. Blocks its thread, as a server's own failover does
     /// not wait for the caller.
     pub fn kill_leader(&self) -> Duration {
+        crate::history::nemesis("kill -9", "the store's leader member");
         tokio::task::block_in_place(|| match self {
             Members::Etcd(cluster) => {
                 let leader = cluster.leader();

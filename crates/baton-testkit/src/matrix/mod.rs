@@ -96,8 +96,14 @@ macro_rules! fault_row {
                 match &cell.verdict {
                     $crate::matrix::Verdict::Passed(figures) => {
                         eprintln!("{} under {}: {figures}", store.name(), fault.name());
+                        eprintln!("{}", cell.summary);
                     }
-                    verdict => panic!("{} under {}: {verdict:?}", store.name(), fault.name()),
+                    verdict => panic!(
+                        "{} under {}: {verdict:?}\n{}",
+                        store.name(),
+                        fault.name(),
+                        cell.excerpt.as_deref().unwrap_or_default()
+                    ),
                 }
             }
         )*

@@ -8,6 +8,7 @@ use tempfile::TempDir;
 
 use crate::fake_clock::FakeClock;
 use crate::faults::{self, Setup};
+use crate::history;
 use crate::node_args::NodeSetup;
 use crate::servers::{
     AzuriteServer, ConsulServer, EtcdServer, KubeApiServer, MariadbServer, MotoServer,
@@ -283,6 +284,7 @@ impl StoreUnderTest {
     /// stopped gracefully instead: it saves its data only every 5 s and on a graceful stop, so
     /// a kill would lose the last writes, which Azure itself never does.
     pub fn crash(&self) {
+        history::nemesis("crash", self.store.name());
         match &*self.server {
             Server::AzureBlob(server) => server.process().stop(),
             Server::Kubernetes(server) => server.stop(),
@@ -293,6 +295,7 @@ impl StoreUnderTest {
 
     /// Starts the crashed store again on the same port and data.
     pub fn restart(&self) {
+        history::nemesis("restart", self.store.name());
         match &*self.server {
             Server::Kubernetes(server) => server.restart(),
             Server::Consul(server) => server.restart(),
@@ -304,6 +307,7 @@ impl StoreUnderTest {
     /// own: the returned handle ends with the thaw.
     pub fn stall(&self, length: Duration) -> std::thread::JoinHandle<()> {
         let server = self.server.clone();
+        history::nemesis(&format!("freeze for {length:?}"), self.store.name());
         server.process().expect("a server process").pause();
         std::thread::spawn(move || {
             std::thread::sleep(length);

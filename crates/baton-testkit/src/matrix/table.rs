@@ -55,6 +55,7 @@ pub fn json(cells: &[Cell]) -> String {
                 Verdict::Failed(why) => ("fail", why.clone()),
                 Verdict::NotApplicable(why) => ("n/a", why.to_string()),
             };
+            let fenced = cell.summary.fenced;
             let object = serde_json::json!({
                 "store": cell.store.name(),
                 "workload": format!("{:?}", cell.fault.workload()).to_lowercase(),
@@ -62,6 +63,21 @@ pub fn json(cells: &[Cell]) -> String {
                 "verdict": verdict,
                 "detail": detail,
                 "seconds": (cell.seconds * 10.0).round() / 10.0,
+                "writes": {
+                    "invoked": cell.summary.invoked,
+                    "ok": cell.summary.ok,
+                    "failed": cell.summary.failed,
+                    "unknown": cell.summary.unknown,
+                    "ok_per_second": (cell.summary.ok_per_second * 10.0).round() / 10.0,
+                },
+                "ledger": {
+                    "accepted": fenced.accepted,
+                    "stale_refused": fenced.rejected,
+                    "stale_accepted": fenced.stale_accepted,
+                    "late": fenced.late,
+                    "duplicated": fenced.duplicates,
+                },
+                "excerpt": cell.excerpt,
             });
             format!("{object}\n")
         })

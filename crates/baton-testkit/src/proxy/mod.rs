@@ -132,6 +132,7 @@ impl FaultProxy {
     /// Switches the mode; it applies immediately to live connections and to new ones.
     pub fn set_mode(&self, mode: Mode) {
         self.shared.mode.send_replace(mode);
+        crate::history::nemesis(&format!("proxy {mode:?}"), &self.addr.to_string());
         tracing::debug!(proxy = %self.addr, ?mode, "fault proxy mode");
     }
 

@@ -144,10 +144,11 @@ fn one_success_per_fire(run: &Run, found: &mut Vec<String>) {
 /// skipped fires once, at the end of the gap, and a repeated one once, at its first
 /// occurrence); and a job whose schedule has fires after the calm is running again by then.
 fn every_fire_accounted_for(run: &Run, found: &mut Vec<String>) {
+    let definitions = schedulers::definitions();
     let mut covered: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
     for execution in run.executions.iter().filter(|e| e.trigger == Trigger::Schedule) {
         let job = execution.job.to_string();
-        let Some((schedule, _)) = schedulers::definition(&job) else { continue };
+        let Some((schedule, _)) = definitions.get(job.as_str()) else { continue };
         let at = execution.scheduled_at;
         if schedule.next_after(StoreTime::from_millis(at.as_millis() - 1)) != Some(at) {
             found.push(format!("{job}: a record at {at}, which its schedule does not have"));
@@ -159,7 +160,7 @@ fn every_fire_accounted_for(run: &Run, found: &mut Vec<String>) {
     }
     let (calm, end) = (StoreTime::from_millis(run.calm_from), StoreTime::from_millis(run.ended_at));
     for (job, instants) in covered {
-        let Some((schedule, _)) = schedulers::definition(&job) else { continue };
+        let Some((schedule, _)) = definitions.get(job.as_str()) else { continue };
         let first = instants.first().copied().map(StoreTime::from_millis);
         let owed = first.into_iter().flat_map(|first| schedule.fires_between(first, calm));
         let mut gap: Option<(i64, i64)> = None;
@@ -186,13 +187,14 @@ fn every_fire_accounted_for(run: &Run, found: &mut Vec<String>) {
 /// failed); [`PLANNING_SLACK`] allows for the time between the plan and its record.
 fn no_fire_later_than_its_policy(run: &Run, found: &mut Vec<String>) {
     let slack = millis(PLANNING_SLACK);
+    let definitions = schedulers::definitions();
     for execution in &run.executions {
         let ran = !matches!(execution.status, ExecutionStatus::Missed | ExecutionStatus::Skipped);
         if execution.trigger != Trigger::Schedule || execution.attempt != 1 || !ran {
             continue;
         }
         let job = execution.job.to_string();
-        let Some((schedule, policy)) = schedulers::definition(&job) else { continue };
+        let Some((schedule, policy)) = definitions.get(job.as_str()) else { continue };
         let (at, recorded) = (execution.scheduled_at, execution.created_at);
         let late = recorded.as_millis() - at.as_millis();
         let allowed = match policy.misfire {

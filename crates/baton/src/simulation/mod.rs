@@ -95,7 +95,22 @@ fn caught<I: Incarnation>(bug: Bug) {
         Ok(_) => seeds(),
         Err(_) => (0..seeds().len() as u64 * 5).collect(),
     };
-    for &seed in &seeds {
+    caught_in::<I>(bug, &seeds);
+}
+
+/// Checks that `seed` catches `bug`: for a bug that only a longer search than [`caught`]'s
+/// found. With `BATON_SIMULATION_SEEDS` or `BATON_SIMULATION_SEED` set, searches as
+/// [`caught`] does instead, which finds the seed again after a change of the scenario.
+fn caught_by_seed<I: Incarnation>(bug: Bug, seed: u64) {
+    let searched = ["BATON_SIMULATION_SEEDS", "BATON_SIMULATION_SEED"];
+    match searched.iter().any(|name| std::env::var(name).is_ok()) {
+        true => caught::<I>(bug),
+        false => caught_in::<I>(bug, &[seed]),
+    }
+}
+
+fn caught_in<I: Incarnation>(bug: Bug, seeds: &[u64]) {
+    for &seed in seeds {
         if let Some(first) = check::violations(&simulate::<I>(seed, Some(bug))).into_iter().next() {
             println!("{bug:?}, seed {seed}: {first}");
             return;
@@ -157,7 +172,17 @@ fn misfires_replayed_or_left_without_a_record_after_a_long_downtime_are_caught()
     caught::<Worker>(Bug::ForgetMissedFires);
 }
 
+/// Seed 327 is the first to catch it since a lapsed claim gives up the incarnation too (which
+/// hands back what a lost claim left, when both happen to one node): too far for [`caught`]'s
+/// search on every run.
 #[test]
 fn a_lost_claim_left_with_its_node_is_caught() {
-    caught::<Member>(Bug::KeepLostClaim);
+    caught_by_seed::<Member>(Bug::KeepLostClaim, 327);
+}
+
+/// Found by the 1,000 seeds of `scripts/nemesis`: seed 393 is the first to catch it, too far
+/// for [`caught`]'s search on every run.
+#[test]
+fn a_lapsed_claim_left_with_its_live_node_is_caught() {
+    caught_by_seed::<Member>(Bug::KeepLapsedClaim, 393);
 }

@@ -1,6 +1,7 @@
 //! The scheduler scenario: every node runs the scheduler with the same jobs, and each
 //! execution's handler checks its claim and writes to its job's fenced resource in a few steps.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -91,10 +92,9 @@ impl ScenarioJob {
     }
 }
 
-/// The schedule and policies of the scenario's job `name`.
-pub(super) fn definition(name: &str) -> Option<(Schedule, JobPolicy)> {
-    let job = JOBS.iter().find(|job| job.name == name)?;
-    Some((job.schedule(), job.policy()))
+/// The schedule and policies of each of the scenario's jobs, by name.
+pub(super) fn definitions() -> HashMap<&'static str, (Schedule, JobPolicy)> {
+    JOBS.iter().map(|job| (job.name, (job.schedule(), job.policy()))).collect()
 }
 
 /// A node's scheduler.

@@ -47,7 +47,7 @@ impl Worker {
                 Ok(false) => {}
                 Err(err) if err.kind().outcome_unknown() && !planted(Bug::KeepLostClaim) => {
                     tracing::warn!(%err, "a claim's outcome is unknown; giving up the incarnation");
-                    self.claim_unknown.notify_one();
+                    self.orphaned.notify_one();
                 }
                 Err(err) => tracing::warn!(%err, "claiming partitions failed, retrying"),
             }

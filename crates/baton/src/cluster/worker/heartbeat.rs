@@ -17,8 +17,9 @@ impl Worker {
     /// stopped; the incarnation is given up (every partition stopped, then a new registration)
     /// when the store fences it, when no heartbeat was confirmed within the deadline, or when
     /// the process stalled, so that the node stops before its partitions can move elsewhere
-    /// (I3); and when a claim's answer was lost, so that partitions the store gave it without
-    /// its knowing go back to the store instead of staying claimed by a live node for good.
+    /// (I3); and when the store may hold partitions for it that it does not run (a claim's
+    /// answer was lost, or a claim lapsed while the node acts), so that they go back to the
+    /// store instead of staying claimed by a live node for good.
     pub(crate) async fn heartbeat_loop(self: Arc<Self>, stop: CancellationToken) {
         let mut next = Instant::now() + self.config.heartbeat_interval;
         loop {
@@ -27,9 +28,10 @@ impl Worker {
                 biased;
                 () = stop.cancelled() => return,
                 () = self.stalled.notified() => Some("the process stalled"),
-                () = self.claim_unknown.notified() => {
-                    Some("a claim's answer was lost: what it may have claimed goes back to the store")
-                }
+                () = self.orphaned.notified() => Some(
+                    "the store may hold partitions this node does not run (a claim's answer was \
+                     lost, or a claim lapsed): they go back to the store",
+                ),
                 () = sleep_until(next.min(deadline)) => None,
             };
             if let Some(why) = given_up {

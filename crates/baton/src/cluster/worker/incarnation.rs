@@ -39,7 +39,7 @@ impl Worker {
             handlers: TaskTracker::new(),
             nudge: Notify::new(),
             stalled: Notify::new(),
-            claim_unknown: Notify::new(),
+            orphaned: Notify::new(),
         })
     }
 

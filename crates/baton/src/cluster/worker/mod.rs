@@ -24,6 +24,7 @@ use tokio_util::task::TaskTracker;
 
 use super::{ClusterConfig, PartitionedJob};
 use crate::claim::{Claims, Ending};
+use crate::planted::{Bug, planted};
 
 /// The partitioned jobs a node runs, by name.
 pub(crate) type Jobs = BTreeMap<JobName, PartitionedJob>;
@@ -71,9 +72,10 @@ pub(crate) struct Worker {
     nudge: Notify,
     /// Signalled when the process stalled: the incarnation is given up.
     stalled: Notify,
-    /// Signalled when a claim's outcome is unknown: the store may have given this
-    /// incarnation partitions it does not know of, which only a new incarnation hands back.
-    claim_unknown: Notify,
+    /// Signalled when the store may hold partitions for this incarnation that it does not run
+    /// (a claim's answer was lost, or a claim lapsed while the node still acts): the store
+    /// keeps a live node's claims, so only a new incarnation hands them back.
+    orphaned: Notify,
 }
 
 impl Worker {
@@ -123,12 +125,18 @@ impl Worker {
     }
 
     /// Runs until `stop` fires: stops each partition at its claim's deadline, and on a stall
-    /// of the process every partition, and then gives up the incarnation.
+    /// of the process every partition, and then gives up the incarnation. A partition past
+    /// its deadline while the node itself still acts (its claim's answer came late, and no
+    /// heartbeat carrying it was confirmed since) is still claimed for this live node on the
+    /// store, which would never move it: the incarnation is given up too, so that it goes back.
     pub(crate) async fn enforce_claims(self: Arc<Self>, stop: CancellationToken) {
-        let on_end = |_, _, ending| {
-            if let Ending::Stall(_) = ending {
-                self.stalled.notify_one();
+        let on_end = |id, _, ending| match ending {
+            Ending::Stall(_) => self.stalled.notify_one(),
+            Ending::Deadline if self.acting(&self.local()) && !planted(Bug::KeepLapsedClaim) => {
+                tracing::warn!(partition = id, "a partition's claim lapsed while its node acts");
+                self.orphaned.notify_one();
             }
+            Ending::Deadline => {}
         };
         tokio::select! {
             biased;
