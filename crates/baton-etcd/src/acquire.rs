@@ -43,7 +43,9 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
             inner.remember(name, state);
             return Ok(AcquireOutcome::Held(lease));
         }
-        let id = inner.sessions.lease_for(&inner.client, &params.holder, seconds).await?;
+        let looks_free = !state.is_held();
+        let id =
+            inner.sessions.lease_for(&inner.client, &params.holder, seconds, looks_free).await?;
         let at = now_ms();
         let (reason, ended) = state.previous(name)?;
         let seq = state.next_seq(name)?;
@@ -65,11 +67,11 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
         // refused attempt must not keep alive an etcd lease that may carry a term its holder
         // no longer knows of.
         let ids = [id];
-        let (answer, kept) = match state.is_held() {
-            false => {
+        let (answer, kept) = match looks_free {
+            true => {
                 tokio::join!(inner.client.txn(&request, &action), inner.client.keep_alive(&ids))
             }
-            true => {
+            false => {
                 let answer = inner.client.txn(&request, &action).await;
                 let kept = match &answer {
                     Ok(answer) if answer.succeeded => inner.client.keep_alive(&ids).await,

@@ -3,7 +3,9 @@
 //! renews all of them.
 //!
 //! What is kept here only saves requests: renewals keep alive the etcd lease each holder key is
-//! attached to, as etcd reports it.
+//! attached to, as etcd reports it. An etcd lease a holder has not used for half its TTL (a
+//! contender's, refused meanwhile) is kept alive before it carries a new term, so that the
+//! term's holder key is not written on an etcd lease about to expire.
 //!
 //! Renewal keys are attached to one more etcd lease per store, its retention lease, kept alive
 //! with the holders' leases and granted for [`RETENTION`]: etcd deletes them that long after
@@ -13,6 +15,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use baton_core::lease::transition::MAX_TTL;
 use baton_core::{Error, HolderId, Result, TtlRange};
@@ -28,11 +32,25 @@ pub(crate) const RETENTION: Duration = Duration::from_secs(3600);
 /// lease.
 #[derive(Default)]
 pub(crate) struct Sessions {
-    leases: Mutex<HashMap<(HolderId, u64), i64>>,
+    leases: Mutex<HashMap<(HolderId, u64), Known>>,
     retention: Mutex<Option<i64>>,
     /// Held while granting, so that concurrent first acquisitions of a holder share one etcd
     /// lease instead of each granting its own.
     granting: tokio::sync::Mutex<()>,
+}
+
+/// An etcd lease of a holder, and until when it is known to have at least half its TTL left.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    id: i64,
+    fresh_until: Instant,
+}
+
+impl Known {
+    /// An etcd lease of `seconds` granted or kept alive by a request sent at `sent`.
+    fn alive(id: i64, seconds: u64, sent: Instant) -> Known {
+        Known { id, fresh_until: sent + Duration::from_secs(seconds) / 2 }
+    }
 }
 
 /// The TTLs asked of etcd: whole seconds (a server raises those below its minimum to it).
@@ -50,18 +68,18 @@ pub(crate) fn whole_seconds(ttl: Duration) -> Result<u64> {
 }
 
 impl Sessions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(HolderId, u64), i64>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(HolderId, u64), Known>> {
         self.leases.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The etcd leases of `holder` known to this store.
     pub(crate) fn of_holder(&self, holder: &HolderId) -> Vec<i64> {
-        self.lock().iter().filter(|((known, _), _)| known == holder).map(|(_, id)| *id).collect()
+        self.lock().iter().filter(|((known, _), _)| known == holder).map(|(_, k)| k.id).collect()
     }
 
     /// Forgets an etcd lease that no longer exists.
     pub(crate) fn forget(&self, id: i64) {
-        self.lock().retain(|_, known| *known != id);
+        self.lock().retain(|_, known| known.id != id);
         let mut retention = self.retention.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if *retention == Some(id) {
             *retention = None;
@@ -85,21 +103,38 @@ impl Sessions {
     }
 
     /// The etcd lease of `holder` with a TTL of `seconds`, granted if this store knows none.
-    /// A TTL etcd grants otherwise than asked (below its minimum) is revoked and refused.
+    /// With `refresh` (the lease to acquire looks free), one not used for half its TTL is kept
+    /// alive first, and granted anew if it expired; without, a refused attempt keeps nothing
+    /// alive. A TTL etcd grants otherwise than asked (below its minimum) is revoked and
+    /// refused.
     pub(crate) async fn lease_for(
         &self,
         client: &Client,
         holder: &HolderId,
         seconds: u64,
+        refresh: bool,
     ) -> Result<i64> {
         let key = (holder.clone(), seconds);
-        if let Some(id) = self.lock().get(&key) {
-            return Ok(*id);
+        let known = || self.lock().get(&key).copied();
+        let usable = |known: &Known| !refresh || Instant::now() < known.fresh_until;
+        if let Some(known) = known().filter(usable) {
+            return Ok(known.id);
         }
         let _granting = self.granting.lock().await;
-        if let Some(id) = self.lock().get(&key) {
-            return Ok(*id);
+        match known() {
+            Some(known) if usable(&known) => return Ok(known.id),
+            Some(known) => {
+                let sent = Instant::now();
+                let answers = client.keep_alive(&[known.id]).await?;
+                if answers.first().is_some_and(|answer| answer.ttl > 0) {
+                    self.lock().insert(key, Known::alive(known.id, seconds, sent));
+                    return Ok(known.id);
+                }
+                self.forget(known.id);
+            }
+            None => {}
         }
+        let sent = Instant::now();
         let granted = grant(client, seconds, "granting an etcd lease").await?;
         if u64::try_from(granted.ttl) != Ok(seconds) {
             let revoke = json!({ "ID": granted.id.to_string() });
@@ -116,7 +151,7 @@ impl Sessions {
                 granted.ttl.max(1)
             )));
         }
-        self.lock().insert(key, granted.id);
+        self.lock().insert(key, Known::alive(granted.id, seconds, sent));
         Ok(granted.id)
     }
 }

@@ -30,7 +30,7 @@ pub struct Event {
 impl Event {
     /// The last word of the line parsed as a token, if it is one.
     pub fn token(&self) -> Option<u64> {
-        self.detail.split_whitespace().last()?.parse().ok()
+        history::trailing_token(&self.detail)
     }
 }
 

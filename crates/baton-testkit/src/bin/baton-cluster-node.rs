@@ -16,8 +16,9 @@
 //! - `STARTED <key> <attempt> <next> <by> <token>` when a claim starts, resuming at item
 //!   `next` from the checkpoint saved under token `by` (0 for none);
 //! - `INVOKE <key> <item> <token>` before each item's commit, and after it `WROTE`, `REDONE`
-//!   (an earlier claim had committed it) or `REJECTED` (by the fence) `<key> <item> <token>`; `CHECKPOINT <key> <next> <token>` for each
-//!   checkpoint saved; `DONE <key> <token>` when the handler succeeds;
+//!   (an earlier claim had committed it) or `REJECTED` (by the fence) `<key> <item> <token>`;
+//!   `CHECKPOINT <key> <next> <token>` for each checkpoint saved; `DONE <key> <token>` when
+//!   the handler succeeds;
 //! - `LOST <key> <item> <token>` when the claim stops at an item because it may no longer act
 //!   (its node went silent or was fenced, the checkpoint or the item was refused), `FAILED
 //!   <key> <item> <token> <error>` when it fails otherwise; `ERROR <what> <error>` for a failed
@@ -26,10 +27,10 @@
 //!
 //! Commands on stdin: `RUN` starts a batch of `items`; `QUIT` (or end of input) shuts the node
 //! down gracefully; `STEP-DOWN` gives up the cluster leadership (`STEPPED-DOWN true` if it
-//! led, `false` if not), and the node campaigns again later; `STOP-IN-WRITE` makes the next item commit, once it has checked that its
-//! claim may act, stop the whole process with SIGSTOP before the commit leaves, at a clean
-//! point: every store call passes a [`Gate`], which waits for the calls in flight, so the node
-//! stops holding no transaction or row lock. After SIGCONT the commit goes on as if it had
+//! led, `false` if not), and the node campaigns again later; `STOP-IN-WRITE` makes the next
+//! item commit, once it has checked that its claim may act, stop the whole process with
+//! SIGSTOP before the commit leaves, at a clean point: every store call passes a [`Gate`],
+//! which waits for the calls in flight, so the node stops holding no transaction or row lock. After SIGCONT the commit goes on as if it had
 //! been in flight all along. An item is reported before its commit leaves the gate, so an
 //! event printed after `RESUMED` is about a commit made after the pause.
 //!

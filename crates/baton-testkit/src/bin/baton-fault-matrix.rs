@@ -3,10 +3,10 @@
 //!
 //! Usage: `baton-fault-matrix [--stores NAME,…] [--faults NAME,…] [--rounds N] [--jobs N]
 //! [--json FILE]`, every store and every fault by default, once, two cells at a time as
-//! `scripts/test` runs them (`--jobs 1` for one at a time) (`Store::ALL`, `Fault::ALL`; a wrong name is
-//! answered with the list). Each cell prints its verdict and what its history shows (writes
-//! ok, failed and unknown, the ledger's counts); a failed cell also prints the first line of
-//! the failure, its seed if it made random choices, and the end of its history. It exits with
+//! `scripts/test` runs them (`--jobs 1` for one at a time) (`Store::ALL`, `Fault::ALL`; a
+//! wrong name is answered with the list). Each cell prints its verdict and what its history
+//! shows (writes ok, failed and unknown, the ledger's counts); a failed cell also prints the
+//! whole failure, its seed if it made random choices, and the end of its history. It exits with
 //! 1 if any cell failed.
 
 use std::path::PathBuf;
@@ -119,16 +119,13 @@ async fn run() -> anyhow::Result<bool> {
 /// Prints a cell of round `round` as it ended: its verdict, what its history shows, and for a
 /// failed cell the end of its history.
 fn report((round, cell): (usize, Cell)) -> Cell {
-    let (verdict, detail) = match &cell.verdict {
-        Verdict::Passed(figures) => ("pass", figures.clone()),
-        Verdict::Failed(why) => ("FAIL", why.clone()),
-        Verdict::NotApplicable(why) => ("n/a", why.to_string()),
-    };
     println!(
-        "round {round}  {:<10} {:<15} {verdict:<4} {:>6.1} s  {detail}",
+        "round {round}  {:<10} {:<15} {:<4} {:>6.1} s  {}",
         cell.store.name(),
         cell.fault.name(),
-        cell.seconds
+        cell.verdict.label(),
+        cell.seconds,
+        cell.verdict.detail()
     );
     if !matches!(cell.verdict, Verdict::NotApplicable(_)) {
         println!("         {}", cell.summary);

@@ -3,8 +3,9 @@
 //! Usage: `baton-test-node [--leases URL] [--ttl MS] BACKEND_URL NODE [JOBS]`, where JOBS is a
 //! comma-separated list of `tick` and `slow` (both by default; see `baton_testkit::node` for
 //! their schedules and policies), `--leases` a lease store beside the backend (a lease-only
-//! one) and `--ttl` the election's TTL (`baton_testkit::node::TTL` by default). It runs a [`Scheduler`] with fast timing under the holder id NODE, with handlers
-//! that write through the fenced ledger (one resource, so one fence, per job) under the attempt's token.
+//! one) and `--ttl` the election's TTL (`baton_testkit::node::TTL` by default). It runs a
+//! [`Scheduler`] with fast timing under the holder id NODE, with handlers that write through
+//! the fenced ledger (one resource, so one fence, per job) under the attempt's token.
 //!
 //! It reports on stdout, one event per line, where RUN is `<job> <fire> <attempt> <token>`:
 //!

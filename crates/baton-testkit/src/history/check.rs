@@ -7,7 +7,7 @@ use std::iter::Sum;
 use std::ops::Add;
 use std::time::Duration;
 
-use super::Record;
+use super::{Record, trailing_token};
 
 /// How an operation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub struct Operation {
 impl Operation {
     /// The token the write was made under: the id's last word.
     pub fn token(&self) -> Option<u64> {
-        last_token(&self.id)
+        trailing_token(&self.id)
     }
 
     /// Pairs each `INVOKE <id>` with the first later outcome line of the same process whose
@@ -232,7 +232,7 @@ fn check_terms(records: &[Record]) -> (Vec<(String, u64, u64)>, Vec<u64>) {
     let (mut regressions, mut reissued) = (Vec::new(), Vec::new());
     let announced = records.iter().filter(|r| r.kind == "ACQUIRED" || r.kind == "LEADING");
     for record in announced {
-        let Some(token) = last_token(&record.detail) else { continue };
+        let Some(token) = trailing_token(&record.detail) else { continue };
         let before = highest.entry(&record.process).or_insert(token);
         if token < *before {
             regressions.push((record.process.clone(), token, *before));
@@ -244,11 +244,6 @@ fn check_terms(records: &[Record]) -> (Vec<(String, u64, u64)>, Vec<u64>) {
         }
     }
     (regressions, reissued)
-}
-
-/// The last word of `text` as a token, if it is one.
-fn last_token(text: &str) -> Option<u64> {
-    text.split_whitespace().last()?.parse().ok()
 }
 
 #[cfg(test)]

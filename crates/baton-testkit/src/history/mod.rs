@@ -138,3 +138,9 @@ pub fn fenced(name: &str, found: Fenced) {
         history.recorded().fenced.insert(name.to_string(), found);
     }
 }
+
+/// The last word of a line's detail as a token, if it is one: the node binaries print the
+/// token a line is about last.
+pub(crate) fn trailing_token(detail: &str) -> Option<u64> {
+    detail.split_whitespace().last()?.parse().ok()
+}

@@ -31,8 +31,8 @@ pub struct Cell {
     pub verdict: Verdict,
     /// The operations, terms and ledgers its history shows.
     pub summary: Summary,
-    /// For a failed cell, the seed of its random choices (if it made any) and the end of its
-    /// history.
+    /// For a failed cell, the whole failure, the seed of its random choices (if it made any)
+    /// and the end of its history.
     pub excerpt: Option<String>,
     /// How long the cell ran, server start included.
     pub seconds: f64,
@@ -45,8 +45,8 @@ pub struct Cell {
 pub async fn run_cell(store: Store, fault: Fault, binaries: &Binaries) -> Cell {
     let started = Instant::now();
     let history = History::new();
-    let verdict = match fault.applies_to(store) {
-        Err(why) => Verdict::NotApplicable(why),
+    let failure = match fault.applies_to(store) {
+        Err(why) => Err(Verdict::NotApplicable(why)),
         Ok(()) => {
             let binaries = binaries.clone();
             let inflicted = tokio::spawn(history.scope(async move {
@@ -54,19 +54,45 @@ pub async fn run_cell(store: Store, fault: Fault, binaries: &Binaries) -> Cell {
                 fault.inflict(&running).await
             }));
             match inflicted.await {
-                Ok(figures) => Verdict::Passed(figures),
-                Err(err) if err.is_panic() => Verdict::Failed(first_line(&panic_text(err))),
-                Err(err) => Verdict::Failed(first_line(&err.to_string())),
+                Ok(figures) => Err(Verdict::Passed(figures)),
+                Err(err) if err.is_panic() => Ok(panic_text(err)),
+                Err(err) => Ok(err.to_string()),
             }
         }
     };
     let summary = history.summary();
-    let verdict = match (verdict, summary.violations().first()) {
-        (Verdict::Passed(_), Some(violation)) => Verdict::Failed(violation.clone()),
-        (verdict, _) => verdict,
+    let failure = match (failure, summary.violations().first()) {
+        (Err(Verdict::Passed(_)), Some(violation)) => Ok(violation.clone()),
+        (failure, _) => failure,
     };
-    let excerpt = matches!(verdict, Verdict::Failed(_)).then(|| history.excerpt(EXCERPT_ROWS));
+    let (verdict, excerpt) = match failure {
+        Err(verdict) => (verdict, None),
+        Ok(text) => {
+            let excerpt = format!("{text}\n{}", history.excerpt(EXCERPT_ROWS));
+            (Verdict::Failed(first_line(&text)), Some(excerpt))
+        }
+    };
     Cell { store, fault, verdict, summary, excerpt, seconds: started.elapsed().as_secs_f64() }
+}
+
+impl Verdict {
+    /// The verdict's word in the table and the JSON: `pass`, `fail` or `n/a`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Passed(_) => "pass",
+            Verdict::Failed(_) => "fail",
+            Verdict::NotApplicable(_) => "n/a",
+        }
+    }
+
+    /// What the fault measured, the first line of the failure, or why the fault cannot happen.
+    pub fn detail(&self) -> &str {
+        match self {
+            Verdict::Passed(figures) => figures,
+            Verdict::Failed(why) => why,
+            Verdict::NotApplicable(why) => why,
+        }
+    }
 }
 
 fn panic_text(err: tokio::task::JoinError) -> String {

@@ -1,7 +1,7 @@
 //! The fault matrix: every store under every fault of each workload (lease holders writing to
 //! a fenced ledger, scheduler nodes, cluster nodes running a partitioned batch, an operator's
-//! calls during each of them, each node a separate process), from one list of stores ([`Store`]) and one list of faults ([`Fault`],
-//! each striking one [`Workload`]).
+//! calls during each of them, each node a separate process), from one list of stores
+//! ([`Store`]) and one list of faults ([`Fault`], each striking one [`Workload`]).
 //!
 //! A store's fault tests instantiate its row with [`fault_row!`](crate::fault_row), one test
 //! per fault that applies; `baton-fault-matrix` runs the whole matrix, round after round, and
@@ -99,10 +99,11 @@ macro_rules! fault_row {
                         eprintln!("{}", cell.summary);
                     }
                     verdict => panic!(
-                        "{} under {}: {verdict:?}\n{}",
+                        "{} under {}: {}: {}",
                         store.name(),
                         fault.name(),
-                        cell.excerpt.as_deref().unwrap_or_default()
+                        verdict.label(),
+                        cell.excerpt.as_deref().unwrap_or(verdict.detail())
                     ),
                 }
             }

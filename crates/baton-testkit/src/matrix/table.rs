@@ -50,18 +50,13 @@ pub fn json(cells: &[Cell]) -> String {
     cells
         .iter()
         .map(|cell| {
-            let (verdict, detail) = match &cell.verdict {
-                Verdict::Passed(figures) => ("pass", figures.clone()),
-                Verdict::Failed(why) => ("fail", why.clone()),
-                Verdict::NotApplicable(why) => ("n/a", why.to_string()),
-            };
             let fenced = cell.summary.fenced;
             let object = serde_json::json!({
                 "store": cell.store.name(),
                 "workload": format!("{:?}", cell.fault.workload()).to_lowercase(),
                 "fault": cell.fault.name(),
-                "verdict": verdict,
-                "detail": detail,
+                "verdict": cell.verdict.label(),
+                "detail": cell.verdict.detail(),
                 "seconds": (cell.seconds * 10.0).round() / 10.0,
                 "writes": {
                     "invoked": cell.summary.invoked,
