@@ -1,6 +1,7 @@
 //! The lease conformance suite against one throwaway ZooKeeper server shared by this test
 //! process, plus what only ZooKeeper can get wrong: tokens across a server restart and a
-//! session expiry, TTLs the session cannot carry, and bad URLs.
+//! session expiry, TTLs the session cannot carry, a connection reset under a request, and bad
+//! URLs.
 
 mod zookeeper;
 
@@ -8,6 +9,7 @@ use std::time::Duration;
 
 use baton_core::{AcquireOutcome, AcquireParams, ChangeReason, ErrorKind, LeaseStore};
 use baton_testkit::conformance::{unique_holder, unique_name};
+use baton_testkit::proxy::{FaultProxy, Mode};
 use baton_testkit::servers::ZookeeperServer;
 use baton_zookeeper::ZkLeaseStore;
 
@@ -93,4 +95,29 @@ async fn wrong_digest_credentials_are_refused() {
         assert!(err.to_string().contains(says), "{err}");
         assert!(!err.to_string().contains("wrong"), "the password is masked: {err}");
     }
+}
+
+/// A member that resets the connection while a request is in flight (as one killed under its
+/// clients does) leaves the request's outcome unknown: a transient error the elector retries,
+/// never a fatal one that ends a campaign.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_connection_leaves_the_outcome_unknown() {
+    let server = ZookeeperServer::shared();
+    let upstream = format!("127.0.0.1:{}", server.port()).parse().unwrap();
+    let proxy = FaultProxy::start(upstream).await.unwrap();
+    let url = format!("zk://{}?session_timeout=4s", proxy.addr());
+    let store = ZkLeaseStore::connect(&url).await.unwrap();
+    proxy.set_mode(Mode::Delay(Duration::from_secs(30)));
+    let params = AcquireParams {
+        name: unique_name("reset"),
+        holder: unique_holder("h"),
+        ttl: Duration::from_secs(2),
+    };
+    let acquiring = tokio::spawn(async move { store.acquire(params).await });
+    // Not a wait for a result: this places the reset while the request waits in the proxy.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    proxy.set_mode(Mode::Reset);
+    let err = acquiring.await.unwrap().unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unavailable, "{err}");
+    assert!(err.kind().outcome_unknown(), "{err}");
 }

@@ -10,10 +10,13 @@ use zookeeper_client::Error as ZkError;
 
 use crate::url::Target;
 
-/// The portable kind of a client error.
+/// The portable kind of a client error. The client reports a broken connection (reset by a
+/// member that died, a member that stopped answering) as a custom error carrying the cause:
+/// the request's outcome is unknown, as after a connection loss.
 pub(crate) fn kind_of(err: &ZkError) -> ErrorKind {
     match err {
-        ZkError::ConnectionLoss
+        ZkError::Custom(_)
+        | ZkError::ConnectionLoss
         | ZkError::Timeout
         | ZkError::NoHosts
         | ZkError::Throttled
@@ -56,6 +59,7 @@ mod tests {
         assert!(kind_of(&ZkError::ConnectionLoss).outcome_unknown());
         assert!(kind_of(&ZkError::SessionExpired).outcome_unknown());
         assert_eq!(kind_of(&ZkError::NoAuth), ErrorKind::InvalidInput);
+        assert_eq!(kind_of(&ZkError::BadVersion), ErrorKind::Internal);
         let target = crate::url::parse("zk://u:pw@127.0.0.1:2").unwrap();
         let err = request_error(&target, "reading lease x", &ZkError::NoAuth);
         assert!(!err.to_string().contains("pw"), "{err}");

@@ -17,7 +17,7 @@
 //! completed, so that it is paused while holding no transaction open: exactly a SIGSTOP of the
 //! whole process, at an instant where a SQLite file lock cannot make the pause block others.
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use std::sync::Arc;
@@ -27,7 +27,6 @@ use anyhow::Context;
 use baton::{Elector, ElectorConfig, HolderId, LeaderGuard, LeaseName};
 use baton_testkit::ledger::{Append, Ledger, RESOURCE};
 use nix::sys::signal::{Signal, raise};
-use tokio::io::AsyncBufReadExt;
 
 fn say(line: String) {
     let mut out = std::io::stdout().lock();
@@ -98,13 +97,14 @@ async fn main() -> anyhow::Result<()> {
     }
 }
 
-/// Sets the returned flag whenever a `STOP` line arrives on stdin.
+/// Sets the returned flag whenever a `STOP` line arrives on stdin. Read on a thread of its own,
+/// not the runtime's blocking pool: the runtime's shutdown waits for that pool, so a read that
+/// never ends would keep a holder whose campaign failed from exiting.
 fn watch_stdin_for_stop() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let set = flag.clone();
-    tokio::spawn(async move {
-        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines().map_while(Result::ok) {
             if line.trim() == "STOP" {
                 set.store(true, Ordering::SeqCst);
             }
