@@ -73,8 +73,9 @@ impl Tls {
         let name = server_name(address)?;
         connector.connect(name, stream).await.map_err(|err| match self.describe(&err) {
             Some(explained) => explained,
-            // A plain etcd closes the connection on a handshake it cannot read.
-            None if err.kind() == std::io::ErrorKind::UnexpectedEof => {
+            // A plain etcd closes the connection on a handshake it cannot read: with a FIN, or
+            // with a reset when the handshake's bytes were still unread as it closed.
+            None if baton_http::tls::closed_unanswered(&err) => {
                 "TLS handshake failed: the member closed the connection without answering in \
                  TLS, as a plain listener does (use etcd:// for one)"
                     .to_string()

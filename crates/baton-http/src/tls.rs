@@ -106,7 +106,7 @@ impl SecureLayer for Tls {
             Ok(stream) => Ok(Box::new(stream)),
             Err(err) => Err(match self.describe(&err) {
                 Some(explained) => explained,
-                None if err.kind() == std::io::ErrorKind::UnexpectedEof => format!(
+                None if closed_unanswered(&err) => format!(
                     "TLS handshake failed: the server closed the connection without answering \
                      in TLS ({})",
                     self.plain
@@ -120,6 +120,13 @@ impl SecureLayer for Tls {
     fn explain(&self, err: &(dyn std::error::Error + 'static)) -> Option<Explained> {
         self.describe(err).map(Explained::Lost)
     }
+}
+
+/// Whether a TLS handshake failed because the peer closed the connection without answering, as
+/// a plain listener does with a handshake it cannot read: with a FIN, or with a reset when the
+/// handshake's bytes were still unread as it closed.
+pub fn closed_unanswered(err: &std::io::Error) -> bool {
+    matches!(err.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset)
 }
 
 #[cfg(test)]
