@@ -30,9 +30,10 @@
 //! led, `false` if not), and the node campaigns again later; `STOP-IN-WRITE` makes the next
 //! item commit, once it has checked that its claim may act, stop the whole process with
 //! SIGSTOP before the commit leaves, at a clean point: every store call passes a [`Gate`],
-//! which waits for the calls in flight, so the node stops holding no transaction or row lock. After SIGCONT the commit goes on as if it had
-//! been in flight all along. An item is reported before its commit leaves the gate, so an
-//! event printed after `RESUMED` is about a commit made after the pause.
+//! which waits for the calls in flight, so the node stops holding no transaction or row lock.
+//! After SIGCONT the commit goes on as if it had been in flight all along. An item is reported
+//! before its commit leaves the gate, so an event printed after `RESUMED` is about a commit
+//! made after the pause.
 //!
 //! With `BATON_CLUSTER_NODE_LOG` set (a tracing filter such as `info`), it logs to stderr.
 
