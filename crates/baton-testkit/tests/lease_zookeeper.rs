@@ -1,13 +1,13 @@
 //! The lease conformance suite against one throwaway ZooKeeper server shared by this test
 //! process, plus what only ZooKeeper can get wrong: tokens across a server restart and a
-//! session expiry, TTLs the session cannot carry, a connection reset under a request, and bad
-//! URLs.
+//! session expiry, TTLs the session cannot carry, a connection reset under a request, a
+//! session resumed after a long disconnection, and bad URLs.
 
 mod zookeeper;
 
 use std::time::Duration;
 
-use baton_core::{AcquireOutcome, AcquireParams, ChangeReason, ErrorKind, LeaseStore};
+use baton_core::{AcquireOutcome, AcquireParams, ChangeReason, ErrorKind, LeaseStore, RenewParams};
 use baton_testkit::conformance::{unique_holder, unique_name};
 use baton_testkit::proxy::{FaultProxy, Mode};
 use baton_testkit::servers::ZookeeperServer;
@@ -113,11 +113,45 @@ async fn a_reset_connection_leaves_the_outcome_unknown() {
         holder: unique_holder("h"),
         ttl: Duration::from_secs(2),
     };
+    let delayed = proxy.delayed_count();
     let acquiring = tokio::spawn(async move { store.acquire(params).await });
-    // Not a wait for a result: this places the reset while the request waits in the proxy.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::timeout(Duration::from_secs(30), proxy.wait_delayed(delayed + 1))
+        .await
+        .expect("the acquisition's request never reached the proxy");
     proxy.set_mode(Mode::Reset);
     let err = acquiring.await.unwrap().unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Unavailable, "{err}");
     assert!(err.kind().outcome_unknown(), "{err}");
+}
+
+/// The client's own reconnection backs off, doubling its pause after each failed attempt. Once
+/// the member serves again, the session is resumed on a fresh connection without waiting for
+/// that back-off, and it is the same session: the term node survives and renews.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_resumed_without_waiting_out_the_clients_back_off() {
+    let server = ZookeeperServer::shared();
+    let upstream = format!("127.0.0.1:{}", server.port()).parse().unwrap();
+    let proxy = FaultProxy::start(upstream).await.unwrap();
+    let store =
+        ZkLeaseStore::connect(&format!("zk://{}?session_timeout=40s", proxy.addr())).await.unwrap();
+    let (name, holder) = (unique_name("resume"), unique_holder("h"));
+    let (held, _) = acquire(&store, &name, &holder, Duration::from_secs(30)).await;
+
+    // With one member, the client's attempts after the first are 0.1 s, 0.2 s, … 6.4 s apart
+    // (plus up to 0.1 s each): once it has made 8, its next one is at least 12.8 s away.
+    let accepted = proxy.accepted_count();
+    proxy.set_mode(Mode::Reset);
+    tokio::time::timeout(Duration::from_secs(60), proxy.wait_accepted(accepted + 8))
+        .await
+        .expect("the client stopped reconnecting");
+    proxy.set_mode(Mode::Pass);
+
+    let renewed = tokio::time::timeout(
+        Duration::from_secs(6),
+        store.renew(RenewParams { name: name.clone(), holder, token: held.token }),
+    )
+    .await
+    .expect("the session came back only with the client's own back-off")
+    .expect("the renewal after the reconnection failed");
+    assert_eq!(renewed.token, held.token);
 }

@@ -47,7 +47,7 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
     check_ttl(params.ttl)?;
     check_session(inner, params.ttl)?;
     let session = &inner.session;
-    let client = session.client().await?;
+    let (client, generation) = session.attached().await?;
     let name = &params.name;
     let mut known = inner.known.free(name).map(Some);
     let mut prune = true;
@@ -60,7 +60,7 @@ pub(crate) async fn acquire(inner: &Inner, params: AcquireParams) -> Result<Acqu
             Decision::Grant { reason, previous_end } => (reason, previous_end),
             Decision::Refuse(lease) => {
                 inner.known.forget(name);
-                inner.waiters.wait_on(name, watcher);
+                inner.waiters.wait_on(name, generation, watcher);
                 return Ok(AcquireOutcome::Held(lease));
             }
         };

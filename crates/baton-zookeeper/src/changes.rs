@@ -19,7 +19,9 @@ const BACKLOG: usize = 1024;
 /// The leases this process waits for, and the feeds that hear of them.
 pub(crate) struct Waiters {
     sender: broadcast::Sender<LeaseName>,
-    watching: Mutex<HashSet<LeaseName>>,
+    /// The leases watched, each with the generation of the session's client that left the
+    /// watch (a client replaced by another fires its watches only when it closes).
+    watching: Mutex<HashSet<(LeaseName, u64)>>,
 }
 
 impl Default for Waiters {
@@ -29,17 +31,24 @@ impl Default for Waiters {
 }
 
 impl Waiters {
-    /// Announces `name` once `watcher` fires, unless the lease is already watched.
-    pub(crate) fn wait_on(self: &Arc<Self>, name: &LeaseName, watcher: Option<OneshotWatcher>) {
+    /// Announces `name` once `watcher`, left through the client of `generation`, fires, unless
+    /// the lease is already watched through that client.
+    pub(crate) fn wait_on(
+        self: &Arc<Self>,
+        name: &LeaseName,
+        generation: u64,
+        watcher: Option<OneshotWatcher>,
+    ) {
         let Some(watcher) = watcher else { return };
-        if !self.watching.lock().unwrap_or_else(|e| e.into_inner()).insert(name.clone()) {
+        let key = (name.clone(), generation);
+        if !self.watching.lock().unwrap_or_else(|e| e.into_inner()).insert(key.clone()) {
             return;
         }
-        let (waiters, name) = (self.clone(), name.clone());
+        let waiters = self.clone();
         tokio::spawn(async move {
             watcher.changed().await;
-            waiters.watching.lock().unwrap_or_else(|e| e.into_inner()).remove(&name);
-            let _ = waiters.sender.send(name);
+            waiters.watching.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+            let _ = waiters.sender.send(key.0);
         });
     }
 

@@ -4,12 +4,24 @@
 //! A session expiry ends every term held through it at once (the ensemble deletes its
 //! ephemeral term nodes). A lost connection does not: the client reconnects to any member
 //! within the session timeout, and meanwhile the holder's local deadline governs.
+//!
+//! The client's own reconnection backs off, doubling its pause after each round of the members
+//! (to 4.8 s and beyond after a few seconds of an election), so it can come back seconds after
+//! the ensemble serves again. A client disconnected for longer than [`RESUME_AFTER`] is
+//! therefore replaced by a fresh connection to the same session, tried at most once per
+//! [`RESUME_AFTER`]. The session, and with it every term node, stays. The replaced client
+//! cannot be stopped: when its back-off ends it attaches to the session once more, which cuts
+//! the connection in use once (the client reconnects at once; a request cut has an unknown
+//! outcome, as after any lost connection), and then it closes, firing the watches left through
+//! it. Clients are therefore detached: dropping one never closes the session.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use baton_core::{Error, ErrorKind, Result};
-use zookeeper_client::{Acls, Client, CreateMode, CreateOptions, Error as ZkError};
+use zookeeper_client::{
+    Acls, Client, CreateMode, CreateOptions, Error as ZkError, SessionInfo, SessionState,
+};
 
 use crate::error::request_error;
 use crate::paths::{BASE, CLOCK, LEASES};
@@ -18,10 +30,14 @@ use crate::url::Target;
 /// How long one member may take to answer a connection before the client tries the next.
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(4);
 
+/// How long a client may stay disconnected, reconnecting on its own back-off, before the
+/// session is resumed on a fresh connection; and the pause between two such attempts.
+pub(crate) const RESUME_AFTER: Duration = Duration::from_secs(1);
+
 /// A session and what it learned of the ensemble's clock.
 pub(crate) struct Session {
     pub(crate) target: Target,
-    client: Mutex<Client>,
+    client: Mutex<Attached>,
     reconnect: tokio::sync::Mutex<()>,
     /// The latest ensemble time seen in a write's answer, and when it was seen here.
     seen: Mutex<(i64, Instant)>,
@@ -34,40 +50,95 @@ impl Session {
         check(&target, &client).await?;
         Ok(Session {
             target,
-            client: Mutex::new(client),
+            client: Mutex::new(Attached::new(client, 0)),
             reconnect: tokio::sync::Mutex::new(()),
             seen: Mutex::new((0, Instant::now())),
         })
     }
 
-    /// The client of a live session, after replacing an expired one.
+    /// The client of a live session: after replacing an expired session, or after resuming the
+    /// session on a fresh connection when the client has been disconnected too long.
     pub(crate) async fn client(&self) -> Result<Client> {
+        Ok(self.attached().await?.0)
+    }
+
+    /// [`Session::client`], with its generation: how many clients the process attached before
+    /// it. A watch left through one client fires through that client only.
+    pub(crate) async fn attached(&self) -> Result<(Client, u64)> {
         let current = self.current();
-        if !current.state().is_terminated() {
-            return Ok(current);
-        }
+        let state = current.client.state();
+        let current = if state.is_terminated() {
+            self.replace_ended().await?
+        } else if state == SessionState::Disconnected && current.resume_due() {
+            self.resume(current).await?
+        } else {
+            current
+        };
+        Ok((current.client, current.generation))
+    }
+
+    /// Opens a new session in place of one that ended.
+    async fn replace_ended(&self) -> Result<Attached> {
         let _one = self.reconnect.lock().await;
         let current = self.current();
-        if !current.state().is_terminated() {
+        if !current.client.state().is_terminated() {
             return Ok(current);
         }
         tracing::warn!(
             ensemble = %self.target.endpoint(),
             "the ZooKeeper session ended ({}): every lease held through it is lost; opening a new one",
-            current.state()
+            current.client.state()
         );
-        let fresh = connect(&self.target).await?;
-        *self.client.lock().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
-        Ok(fresh)
+        Ok(self.attach(connect(&self.target).await?))
     }
 
-    fn current(&self) -> Client {
+    /// Resumes the session of `current` on a fresh connection, unless another call is at it or
+    /// did it. Until it succeeds, requests go to `current`, which keeps reconnecting on its own.
+    async fn resume(&self, current: Attached) -> Result<Attached> {
+        let Ok(_one) = self.reconnect.try_lock() else { return Ok(current) };
+        let now = self.current();
+        if now.generation != current.generation {
+            return Ok(now);
+        }
+        current.postpone_resume();
+        let session = current.client.session().clone();
+        match dial(&self.target, Some(session)).await {
+            Ok(fresh) => {
+                tracing::info!(
+                    ensemble = %self.target.endpoint(),
+                    "resumed the ZooKeeper session on a fresh connection"
+                );
+                Ok(self.attach(fresh))
+            }
+            Err(ZkError::SessionExpired) => {
+                tracing::warn!(
+                    ensemble = %self.target.endpoint(),
+                    "the ZooKeeper session expired while disconnected: every lease held through \
+                     it is lost; opening a new one"
+                );
+                Ok(self.attach(connect(&self.target).await?))
+            }
+            Err(err) => {
+                tracing::debug!(%err, "the ZooKeeper session could not be resumed yet");
+                Ok(current)
+            }
+        }
+    }
+
+    /// Makes `client` the session's client, of the next generation.
+    fn attach(&self, client: Client) -> Attached {
+        let mut slot = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        *slot = Attached::new(client, slot.generation + 1);
+        slot.clone()
+    }
+
+    fn current(&self) -> Attached {
         self.client.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The session timeout the ensemble granted.
     pub(crate) fn timeout(&self) -> Duration {
-        self.current().session_timeout()
+        self.current().client.session_timeout()
     }
 
     /// Notes the modification time of a write's answer: the ensemble's clock then.
@@ -117,15 +188,53 @@ impl Session {
     }
 }
 
-async fn connect(target: &Target) -> Result<Client> {
-    let mut connector = Client::connector()
-        .with_session_timeout(target.session_timeout)
-        .with_connection_timeout(CONNECTION_TIMEOUT.min(target.session_timeout * 2 / 5))
-        .with_fail_eagerly();
-    if let Some(digest) = &target.digest {
-        connector = connector.with_auth("digest", digest.as_bytes());
+/// A client, its generation, and from when its session may be resumed on a fresh connection
+/// (set while it is disconnected).
+#[derive(Clone)]
+struct Attached {
+    client: Client,
+    generation: u64,
+    resume_at: Arc<Mutex<Option<Instant>>>,
+}
+
+impl Attached {
+    /// Attaches `client`, following its connection state until its session ends.
+    fn new(client: Client, generation: u64) -> Attached {
+        let resume_at = Arc::new(Mutex::new(None));
+        let mut watcher = client.state_watcher();
+        let tracked = Arc::downgrade(&resume_at);
+        tokio::spawn(async move {
+            loop {
+                let state = watcher.changed().await;
+                let Some(resume_at) = tracked.upgrade() else { return };
+                *resume_at.lock().unwrap_or_else(|e| e.into_inner()) =
+                    (state == SessionState::Disconnected).then(|| Instant::now() + RESUME_AFTER);
+                if state.is_terminated() {
+                    return;
+                }
+            }
+        });
+        Attached { client, generation, resume_at }
     }
-    let client = connector.connect(&target.connect_string()).await.map_err(|err| {
+
+    /// Whether the client has been disconnected long enough to resume its session elsewhere.
+    fn resume_due(&self) -> bool {
+        let resume_at = *self.resume_at.lock().unwrap_or_else(|e| e.into_inner());
+        resume_at.is_some_and(|at| at <= Instant::now())
+    }
+
+    /// Leaves [`RESUME_AFTER`] before the next attempt to resume.
+    fn postpone_resume(&self) {
+        let mut resume_at = self.resume_at.lock().unwrap_or_else(|e| e.into_inner());
+        if resume_at.is_some() {
+            *resume_at = Some(Instant::now() + RESUME_AFTER);
+        }
+    }
+}
+
+/// Opens a new session, trying each member once.
+async fn connect(target: &Target) -> Result<Client> {
+    let client = dial(target, None).await.map_err(|err| {
         let kind = match err {
             ZkError::AuthFailed => ErrorKind::InvalidInput,
             _ => ErrorKind::Unavailable,
@@ -144,6 +253,22 @@ async fn connect(target: &Target) -> Result<Client> {
         );
     }
     Ok(client)
+}
+
+/// Connects a detached client to a new session, or to `session`, trying each member once.
+async fn dial(target: &Target, session: Option<SessionInfo>) -> Result<Client, ZkError> {
+    let mut connector = Client::connector()
+        .with_session_timeout(target.session_timeout)
+        .with_connection_timeout(CONNECTION_TIMEOUT.min(target.session_timeout * 2 / 5))
+        .with_fail_eagerly()
+        .with_detached();
+    if let Some(digest) = &target.digest {
+        connector = connector.with_auth("digest", digest.as_bytes());
+    }
+    if let Some(session) = session {
+        connector = connector.with_session(session);
+    }
+    connector.connect(&target.connect_string()).await
 }
 
 /// Refuses a chroot that does not exist and credentials that cannot read baton's nodes.

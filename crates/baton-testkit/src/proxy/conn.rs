@@ -58,7 +58,7 @@ pub(super) async fn serve(client: TcpStream, guard: LiveGuard) {
     };
     let _ = upstream.set_nodelay(true);
     let (mut client, mut upstream) = (client, upstream);
-    if link(&mut client, &mut upstream, mode).await == End::Reset {
+    if link(&mut client, &mut upstream, mode, shared).await == End::Reset {
         reset(client);
         reset(upstream);
     }
@@ -122,12 +122,15 @@ async fn link(
     client: &mut TcpStream,
     upstream: &mut TcpStream,
     mut mode: watch::Receiver<Mode>,
+    shared: &Shared,
 ) -> End {
     let cuts = Cuts::default();
     let (client_read, client_write) = client.split();
     let (upstream_read, upstream_write) = upstream.split();
-    let to_upstream = pump(client_read, upstream_write, Direction::ToUpstream, mode.clone(), &cuts);
-    let to_client = pump(upstream_read, client_write, Direction::ToClient, mode.clone(), &cuts);
+    let to_upstream =
+        pump(client_read, upstream_write, Direction::ToUpstream, mode.clone(), &cuts, shared);
+    let to_client =
+        pump(upstream_read, client_write, Direction::ToClient, mode.clone(), &cuts, shared);
     let pumps = async { tokio::try_join!(to_upstream, to_client) };
     tokio::pin!(pumps);
     loop {
@@ -169,6 +172,7 @@ async fn pump(
     dir: Direction,
     mode: watch::Receiver<Mode>,
     cuts: &Cuts,
+    shared: &Shared,
 ) -> Result<(), ()> {
     let (tx, rx) = mpsc::channel(QUEUE);
     let read = async move {
@@ -186,7 +190,7 @@ async fn pump(
             }
         }
     };
-    let write = deliver(rx, dst, dir, mode, cuts);
+    let write = deliver(rx, dst, dir, mode, cuts, shared);
     tokio::try_join!(read, write).map(|_| ())
 }
 
@@ -197,9 +201,10 @@ async fn deliver(
     dir: Direction,
     mut mode: watch::Receiver<Mode>,
     cuts: &Cuts,
+    shared: &Shared,
 ) -> Result<(), ()> {
     while let Some(chunk) = rx.recv().await {
-        if !due(&chunk, dir, &mut mode).await {
+        if !due(&chunk, dir, &mut mode, shared).await {
             cuts.mark(dir);
             match chunk.event {
                 Event::Data(_) => continue,
@@ -221,8 +226,14 @@ async fn deliver(
 }
 
 /// Waits until `chunk` may be written under the current mode: `true` to write it, `false` to
-/// drop it.
-async fn due(chunk: &Chunk, dir: Direction, mode: &mut watch::Receiver<Mode>) -> bool {
+/// drop it. A chunk that has to wait is counted as delayed.
+async fn due(
+    chunk: &Chunk,
+    dir: Direction,
+    mode: &mut watch::Receiver<Mode>,
+    shared: &Shared,
+) -> bool {
+    let mut counted = false;
     loop {
         let current = *mode.borrow_and_update();
         if !current.forwards(dir) {
@@ -232,6 +243,10 @@ async fn due(chunk: &Chunk, dir: Direction, mode: &mut watch::Receiver<Mode>) ->
         let deadline = chunk.at.checked_add(delay);
         if deadline.is_some_and(|deadline| deadline <= Instant::now()) {
             return true;
+        }
+        if !counted {
+            counted = true;
+            shared.delayed.send_modify(|count| *count += 1);
         }
         let expiry = async {
             match deadline {

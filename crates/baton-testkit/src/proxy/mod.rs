@@ -85,6 +85,8 @@ struct Shared {
     live: watch::Sender<usize>,
     /// Connections accepted since start.
     accepted: watch::Sender<usize>,
+    /// Chunks that have been held under [`Mode::Delay`] since start.
+    delayed: watch::Sender<usize>,
 }
 
 /// A TCP proxy on `127.0.0.1` that forwards to one upstream address and injects faults on demand.
@@ -113,6 +115,7 @@ impl FaultProxy {
             mode: watch::Sender::new(Mode::Pass),
             live: watch::Sender::new(0),
             accepted: watch::Sender::new(0),
+            delayed: watch::Sender::new(0),
         });
         let (stop, stopped) = watch::channel(false);
         let acceptor = tokio::spawn(accept_loop(listener, shared.clone(), stopped));
@@ -151,6 +154,19 @@ impl FaultProxy {
     /// reset or blackholed.
     pub fn accepted_count(&self) -> usize {
         *self.shared.accepted.borrow()
+    }
+
+    /// How many chunks of bytes, in either direction, the proxy has held under [`Mode::Delay`]
+    /// since it started.
+    pub fn delayed_count(&self) -> usize {
+        *self.shared.delayed.borrow()
+    }
+
+    /// Waits until at least `n` chunks have been held under [`Mode::Delay`] since start: for
+    /// instance, until a request is known to be waiting in the proxy. Wrap it in a timeout.
+    pub async fn wait_delayed(&self, n: usize) {
+        let mut delayed = self.shared.delayed.subscribe();
+        let _ = delayed.wait_for(|count| *count >= n).await;
     }
 
     /// Waits until at least `n` client connections have been accepted since start. Wrap it in a
