@@ -15,6 +15,7 @@ use crate::cluster::MysqlClusterStore;
 use crate::error::{describe, number};
 use crate::jobs::MysqlJobStore;
 use crate::lease::MysqlLeaseStore;
+use crate::terms::Terms;
 use crate::version::check_version;
 use crate::wakeups::{self, Bell};
 use crate::{migrate, url};
@@ -37,6 +38,7 @@ pub struct MysqlBackend {
     endpoint: Arc<str>,
     bells: Bells,
     refusals: Refusals,
+    terms: Terms,
     due: Bell,
     pending: Bell,
 }
@@ -90,7 +92,17 @@ impl MysqlBackend {
         let (refusals, _) = tokio::sync::broadcast::channel(256);
         let due = Bell::new(wakeups::DUE, options.clone());
         let pending = Bell::new(wakeups::PENDING, options.clone());
-        Ok(MysqlBackend { pool, options, endpoint: endpoint.into(), bells, refusals, due, pending })
+        let terms = Terms::default();
+        Ok(MysqlBackend {
+            pool,
+            options,
+            endpoint: endpoint.into(),
+            bells,
+            refusals,
+            terms,
+            due,
+            pending,
+        })
     }
 
     /// Creates or upgrades baton's tables (all prefixed `baton_`), recording the applied
@@ -108,6 +120,7 @@ impl MysqlBackend {
             self.options.clone(),
             self.bells.clone(),
             self.refusals.clone(),
+            self.terms.clone(),
         )
     }
 

@@ -1,10 +1,13 @@
 //! The MySQL `LeaseStore`.
 //!
-//! Each acquire, renew, release and forced release commits once. An acquisition is a short
-//! transaction: it raises the name's token counter (locking it, which serializes acquisitions of
-//! the name), locks and reads the lease row with the server's time, decides with the pure
-//! transitions of `baton_core`, and writes the grant and its history record. Renew and release
-//! are one compare-and-set statement each, decided by its matched-row count.
+//! Each acquire, renew, release and forced release commits at most once. An acquisition is a
+//! short transaction: it raises the name's token counter (locking it, which serializes
+//! acquisitions of the name), locks and reads the lease row with the server's time, decides with
+//! the pure transitions of `baton_core`, and writes the grant and its history record. A
+//! contender refused last time reads the lease first, and a read that finds it held refuses
+//! without a transaction. Renew and release are one compare-and-set statement each, decided by
+//! its matched-row count; a renewal's answer carries its instant (`LAST_INSERT_ID`), from which
+//! and the term this process acquired follows the renewed lease, without reading it back.
 
 use std::sync::Arc;
 
@@ -28,6 +31,7 @@ use crate::queries::{
     LEASE_TAKE, NOW, TOKEN_NEXT, with_pairs,
 };
 use crate::row::{self, millis};
+use crate::terms::Terms;
 
 /// Leases stored in `baton_leases`, tokens drawn from the per-name counters of
 /// `baton_fencing_tokens`, leader changes recorded in `baton_leader_changes`.
@@ -40,6 +44,7 @@ pub struct MysqlLeaseStore {
     options: Arc<MySqlConnectOptions>,
     bells: Bells,
     refusals: Refusals,
+    terms: Terms,
 }
 
 impl std::fmt::Debug for MysqlLeaseStore {
@@ -53,6 +58,13 @@ fn lost(params: &RenewParams) -> Error {
         "lease {} is no longer held by {} under token {}",
         params.name, params.holder, params.token
     ))
+}
+
+/// The instant a renewal statement wrote, which it answers as its `LAST_INSERT_ID`.
+fn renewal_instant(answered: u64) -> Result<StoreTime> {
+    i64::try_from(answered).map(StoreTime::from_millis).map_err(|_| {
+        Error::new(ErrorKind::Internal, format!("a renewal answered the instant {answered}"))
+    })
 }
 
 /// The server's time, read on `conn`.
@@ -69,8 +81,9 @@ impl MysqlLeaseStore {
         options: Arc<MySqlConnectOptions>,
         bells: Bells,
         refusals: Refusals,
+        terms: Terms,
     ) -> Self {
-        MysqlLeaseStore { pool, options, bells, refusals }
+        MysqlLeaseStore { pool, options, bells, refusals, terms }
     }
 
     /// Decides an acquisition in one transaction; answers the decision and the current row.
@@ -125,6 +138,29 @@ impl MysqlLeaseStore {
         Ok((decision, current))
     }
 
+    /// The lease `name` if it is held now, read without a transaction: enough to refuse an
+    /// acquisition (refusing is always safe), never to grant one.
+    async fn held_now(&self, name: &LeaseName) -> Result<Option<Lease>> {
+        let read = sqlx::query(LEASE_GET).bind(name.as_str());
+        let Some(found) = self.fetch_optional(read, || format!("reading lease {name}")).await?
+        else {
+            return Ok(None);
+        };
+        let (lease, now) = (row::lease(&found)?, row::now(&found)?);
+        Ok(lease.holder_at(now).is_some().then_some(lease))
+    }
+
+    /// Refuses an acquisition over `current`, which the refused waiter's wake-up follows.
+    fn refuse(&self, current: Lease) -> AcquireOutcome {
+        let _ = self.refusals.send(Refusal {
+            name: current.name.clone(),
+            holder: current.holder.clone(),
+            token: current.token,
+            ttl: current.ttl,
+        });
+        AcquireOutcome::Held(current)
+    }
+
     async fn fetch_optional(
         &self,
         query: sqlx::query::Query<'_, sqlx::MySql, sqlx::mysql::MySqlArguments>,
@@ -146,9 +182,15 @@ impl MysqlLeaseStore {
 impl LeaseStore for MysqlLeaseStore {
     async fn acquire(&self, params: AcquireParams) -> Result<AcquireOutcome> {
         transition::check_ttl(params.ttl)?;
+        if self.terms.was_refused(&params.name)
+            && let Some(held) = self.held_now(&params.name).await?
+        {
+            return Ok(self.refuse(held));
+        }
         let (decision, current) = self.decide(&params).await?;
         match decision {
             AcquireDecision::Grant { lease, reason, .. } => {
+                self.terms.acquired(&lease);
                 self.bells.take(&params.name).await;
                 Ok(AcquireOutcome::Acquired { lease, reason })
             }
@@ -156,13 +198,8 @@ impl LeaseStore for MysqlLeaseStore {
                 let current = current.ok_or_else(|| {
                     Error::new(ErrorKind::Internal, "an acquisition was refused over no record")
                 })?;
-                let _ = self.refusals.send(Refusal {
-                    name: current.name.clone(),
-                    holder: current.holder.clone(),
-                    token: current.token,
-                    ttl: current.ttl,
-                });
-                Ok(AcquireOutcome::Held(current))
+                self.terms.refused(&params.name);
+                Ok(self.refuse(current))
             }
         }
     }
@@ -177,17 +214,24 @@ impl LeaseStore for MysqlLeaseStore {
             .await
             .map_err(|err| query_error(action(), err))?;
         if renewed.rows_affected() == 1 {
-            // The statement decided; this reads the renewed record, which only a forced
-            // release can have changed since.
+            let at = renewal_instant(renewed.last_insert_id())?;
+            if let Some(lease) = self.terms.renewed(&params.name, &params.holder, params.token, at)
+            {
+                return Ok(lease);
+            }
+            // A term this process did not acquire: the statement decided, and this reads the
+            // renewed record, which only a forced release can have changed since.
             let found =
                 self.fetch_optional(sqlx::query(LEASE_GET).bind(params.name.as_str()), action);
             if let Some(found) = found.await? {
                 let lease = row::lease(&found)?;
                 if lease.holder.as_ref() == Some(&params.holder) && lease.token == params.token {
+                    self.terms.acquired(&lease);
                     return Ok(lease);
                 }
             }
         }
+        self.terms.forget(&params.name);
         self.bells.ring(&params.name).await;
         Err(lost(&params))
     }
@@ -198,19 +242,33 @@ impl LeaseStore for MysqlLeaseStore {
         }
         let failed = |err| query_error(format!("renewing the leases of {}", params.holder), err);
         let update = with_pairs(LEASE_RENEW_ALL, params.leases.len());
-        let read = with_pairs(LEASE_HELD, params.leases.len());
-        let mut tx = self.pool.begin().await.map_err(failed)?;
         let mut renew = sqlx::query(sqlx::AssertSqlSafe(update)).bind(params.holder.as_str());
-        let mut held = sqlx::query(sqlx::AssertSqlSafe(read)).bind(params.holder.as_str());
         for (name, token) in &params.leases {
             renew = renew.bind(name.as_str()).bind(token.to_store());
+        }
+        let result = renew.execute(&self.pool).await.map_err(failed)?;
+        let all = u64::try_from(params.leases.len()).unwrap_or(u64::MAX);
+        if result.rows_affected() == all {
+            let at = renewal_instant(result.last_insert_id())?;
+            let known: Option<Vec<Lease>> = params
+                .leases
+                .iter()
+                .map(|(name, token)| self.terms.renewed(name, &params.holder, *token, at))
+                .collect();
+            if let Some(mut renewed) = known {
+                renewed.sort_by(|a, b| a.name.cmp(&b.name));
+                return Ok(RenewAllOutcome { renewed, lost: Vec::new() });
+            }
+        }
+        // Some were lost, or were not acquired here: read which the holder holds now.
+        let read = with_pairs(LEASE_HELD, params.leases.len());
+        let mut held = sqlx::query(sqlx::AssertSqlSafe(read)).bind(params.holder.as_str());
+        for (name, token) in &params.leases {
             held = held.bind(name.as_str()).bind(token.to_store());
         }
-        renew.execute(&mut *tx).await.map_err(failed)?;
-        // The renewed rows stay locked by this transaction: what it reads is what it renewed.
-        let rows = held.fetch_all(&mut *tx).await.map_err(failed)?;
-        tx.commit().await.map_err(failed)?;
+        let rows = held.fetch_all(&self.pool).await.map_err(failed)?;
         let renewed = rows.iter().map(row::lease).collect::<Result<Vec<_>>>()?;
+        renewed.iter().for_each(|lease| self.terms.acquired(lease));
         let lost: Vec<LeaseName> = params
             .leases
             .into_iter()
@@ -218,6 +276,7 @@ impl LeaseStore for MysqlLeaseStore {
             .filter(|name| !renewed.iter().any(|lease| &lease.name == name))
             .collect();
         for name in &lost {
+            self.terms.forget(name);
             self.bells.ring(name).await;
         }
         Ok(RenewAllOutcome { renewed, lost })
@@ -231,6 +290,7 @@ impl LeaseStore for MysqlLeaseStore {
             .execute(&self.pool)
             .await
             .map_err(|err| query_error(format!("releasing lease {}", params.name), err))?;
+        self.terms.forget(&params.name);
         self.bells.ring(&params.name).await;
         Ok(released.rows_affected() == 1)
     }
@@ -257,6 +317,7 @@ impl LeaseStore for MysqlLeaseStore {
             .await
             .map_err(failed)?;
         tx.commit().await.map_err(failed)?;
+        self.terms.forget(&params.name);
         self.bells.ring(&params.name).await;
         Ok(Some(previous))
     }

@@ -5,7 +5,7 @@
 //! (`SYSDATE(6)`), fencing tokens come from a per-name counter row that outlives the lease row,
 //! so that they never repeat, and releases wake waiters through named locks held as doorbells
 //! (MySQL has no `LISTEN`/`NOTIFY`). Every acquire, renew, release and forced release commits
-//! once.
+//! at most once.
 //!
 //! Jobs ([`MysqlJobStore`]) record every fire once under a unique key on its identity; workers
 //! claim due executions with `FOR UPDATE SKIP LOCKED` and decide them with the shared rules of
@@ -51,6 +51,7 @@ mod lease;
 mod migrate;
 mod queries;
 mod row;
+mod terms;
 mod tls;
 mod tx;
 mod url;
