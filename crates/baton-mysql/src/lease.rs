@@ -67,6 +67,20 @@ fn renewal_instant(answered: u64) -> Result<StoreTime> {
     })
 }
 
+/// `statement`, whose `/*pairs*/` takes one (name, token) per lease, bound to the holder and
+/// the leases of `params`.
+fn for_leases_of<'a>(
+    statement: &str,
+    params: &'a RenewAllParams,
+) -> sqlx::query::Query<'a, sqlx::MySql, sqlx::mysql::MySqlArguments> {
+    let expanded = with_pairs(statement, params.leases.len());
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(expanded)).bind(params.holder.as_str());
+    for (name, token) in &params.leases {
+        query = query.bind(name.as_str()).bind(token.to_store());
+    }
+    query
+}
+
 /// The server's time, read on `conn`.
 pub(crate) async fn server_now(
     conn: &mut MySqlConnection,
@@ -241,11 +255,7 @@ impl LeaseStore for MysqlLeaseStore {
             return Ok(RenewAllOutcome::default());
         }
         let failed = |err| query_error(format!("renewing the leases of {}", params.holder), err);
-        let update = with_pairs(LEASE_RENEW_ALL, params.leases.len());
-        let mut renew = sqlx::query(sqlx::AssertSqlSafe(update)).bind(params.holder.as_str());
-        for (name, token) in &params.leases {
-            renew = renew.bind(name.as_str()).bind(token.to_store());
-        }
+        let renew = for_leases_of(LEASE_RENEW_ALL, &params);
         let result = renew.execute(&self.pool).await.map_err(failed)?;
         let all = u64::try_from(params.leases.len()).unwrap_or(u64::MAX);
         if result.rows_affected() == all {
@@ -261,11 +271,7 @@ impl LeaseStore for MysqlLeaseStore {
             }
         }
         // Some were lost, or were not acquired here: read which the holder holds now.
-        let read = with_pairs(LEASE_HELD, params.leases.len());
-        let mut held = sqlx::query(sqlx::AssertSqlSafe(read)).bind(params.holder.as_str());
-        for (name, token) in &params.leases {
-            held = held.bind(name.as_str()).bind(token.to_store());
-        }
+        let held = for_leases_of(LEASE_HELD, &params);
         let rows = held.fetch_all(&self.pool).await.map_err(failed)?;
         let renewed = rows.iter().map(row::lease).collect::<Result<Vec<_>>>()?;
         renewed.iter().for_each(|lease| self.terms.acquired(lease));

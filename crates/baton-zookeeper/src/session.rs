@@ -32,7 +32,7 @@ const CONNECTION_TIMEOUT: Duration = Duration::from_secs(4);
 
 /// How long a client may stay disconnected, reconnecting on its own back-off, before the
 /// session is resumed on a fresh connection; and the pause between two such attempts.
-pub(crate) const RESUME_AFTER: Duration = Duration::from_secs(1);
+const RESUME_AFTER: Duration = Duration::from_secs(1);
 
 /// A session and what it learned of the ensemble's clock.
 pub(crate) struct Session {
