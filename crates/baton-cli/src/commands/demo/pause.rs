@@ -3,9 +3,10 @@
 //! token; then the paused command resumes and writes with its old token, and the fence refuses
 //! it.
 //!
-//! A process paused while it holds the SQLite file's write lock holds up every writer until it
-//! resumes: the demo checks that the lock is free once the node is paused, and otherwise
-//! resumes it at once and tries again a moment later.
+//! A process paused while it holds the SQLite file's write lock (or baton's turn to take it)
+//! holds up every writer until it resumes: the demo checks that both are free once the node is
+//! paused, and otherwise resumes it at once and tries again a moment later, without counting
+//! that as one of its tries.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -15,8 +16,6 @@ use baton::core::job::ExecutionListParams;
 use baton::core::{Execution, ExecutionStatus};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{Connection, SqliteConnection};
 
 use super::agents::Agents;
 use super::watch::Watch;
@@ -29,6 +28,8 @@ const RETRY_PATIENCE: Duration = Duration::from_secs(8);
 const LOCK_WAIT: Duration = Duration::from_millis(500);
 /// How many times the demo pauses a node at most.
 const TRIES: usize = 5;
+/// How many times the demo checks the write lock at most, for all its tries together.
+const LOCK_CHECKS: usize = 30;
 
 /// Pauses a node and the command of a `report` execution it runs (its whole process group)
 /// until the fire is written by its retry elsewhere, then resumes the command, so that its late
@@ -39,19 +40,24 @@ pub async fn stale_write(
     ledger: &Path,
     watch: &mut Watch,
 ) -> anyhow::Result<()> {
-    for _ in 0..TRIES {
+    let mut tries = 0;
+    for _ in 0..LOCK_CHECKS {
+        if tries == TRIES {
+            break;
+        }
         let Some((execution, name, group)) = running_report(agents, backend, watch).await? else {
             break;
         };
         let Some(agent) = agents.get(&name) else { break };
         let _ = killpg(group, Signal::SIGSTOP);
         agent.signal(Signal::SIGSTOP);
-        if !write_lock_free(ledger).await? {
+        if !baton::sqlite::write_lock_free(ledger, LOCK_WAIT).await? {
             agent.signal(Signal::SIGCONT);
             let _ = killpg(group, Signal::SIGCONT);
             tokio::time::sleep(Duration::from_millis(300)).await;
             continue;
         }
+        tries += 1;
         let token = execution.token.map(|t| t.to_string()).unwrap_or_default();
         println!(
             "{}  ** paused {name} (SIGSTOP) with the command of report {} (token {token}) **",
@@ -111,21 +117,6 @@ async fn running_report(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(None)
-}
-
-/// Whether the SQLite file's write lock can be taken now (not held by a paused process).
-async fn write_lock_free(ledger: &Path) -> anyhow::Result<bool> {
-    let options = SqliteConnectOptions::new().filename(ledger).busy_timeout(LOCK_WAIT);
-    let mut conn = SqliteConnection::connect_with(&options).await?;
-    let free = match sqlx::raw_sql("BEGIN IMMEDIATE").execute(&mut conn).await {
-        Ok(_) => {
-            sqlx::raw_sql("ROLLBACK").execute(&mut conn).await?;
-            true
-        }
-        Err(_) => false,
-    };
-    conn.close().await?;
-    Ok(free)
 }
 
 /// Whether a later attempt of the execution's fire succeeded.
