@@ -12,6 +12,7 @@ use crate::actions::MysqlActionStore;
 use crate::bell::Bells;
 use crate::changes::Refusals;
 use crate::cluster::MysqlClusterStore;
+use crate::conns::Conns;
 use crate::error::{describe, number};
 use crate::jobs::MysqlJobStore;
 use crate::lease::MysqlLeaseStore;
@@ -20,7 +21,8 @@ use crate::version::check_version;
 use crate::wakeups::{self, Bell};
 use crate::{migrate, url};
 
-/// How many connections a backend opens at most (doorbells, bells and watches aside).
+/// How many connections the job and cluster stores of a backend share at most (the lease
+/// stores have as many of their own, `conns`; doorbells, bells and watches aside).
 const POOL_SIZE: u32 = 8;
 /// How long an operation waits for a connection (or a first connection attempt) before failing.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -36,6 +38,7 @@ pub struct MysqlBackend {
     pool: MySqlPool,
     options: Arc<MySqlConnectOptions>,
     endpoint: Arc<str>,
+    lease_conns: Conns,
     bells: Bells,
     refusals: Refusals,
     terms: Terms,
@@ -88,6 +91,7 @@ impl MysqlBackend {
             })
             .connect_lazy_with(options.clone());
         let options = Arc::new(options);
+        let lease_conns = Conns::new(options.clone(), SESSION_SETUP, CONNECT_TIMEOUT);
         let bells = Bells::new(options.clone());
         let (refusals, _) = tokio::sync::broadcast::channel(256);
         let due = Bell::new(wakeups::DUE, options.clone());
@@ -97,6 +101,7 @@ impl MysqlBackend {
             pool,
             options,
             endpoint: endpoint.into(),
+            lease_conns,
             bells,
             refusals,
             terms,
@@ -116,7 +121,7 @@ impl MysqlBackend {
     /// The lease store over these connections.
     pub fn leases(&self) -> MysqlLeaseStore {
         MysqlLeaseStore::new(
-            self.pool.clone(),
+            self.lease_conns.clone(),
             self.options.clone(),
             self.bells.clone(),
             self.refusals.clone(),
@@ -146,6 +151,7 @@ impl MysqlBackend {
 
     /// Closes the connections and refuses new operations.
     pub async fn close(&self) {
+        self.lease_conns.close().await;
         self.pool.close().await;
     }
 }

@@ -19,11 +19,12 @@ use baton_core::{
     ForceReleaseParams, HistoryParams, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore,
     Page, ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams, Result, StoreTime,
 };
-use sqlx::mysql::{MySqlConnectOptions, MySqlRow};
-use sqlx::{MySqlConnection, MySqlPool};
+use sqlx::mysql::{MySqlArguments, MySqlConnectOptions, MySqlQueryResult, MySqlRow};
+use sqlx::{Connection, MySql, MySqlConnection};
 
 use crate::bell::Bells;
 use crate::changes::{self, Refusal, Refusals};
+use crate::conns::Conns;
 use crate::error::query_error;
 use crate::queries::{
     HISTORY_ALL, HISTORY_OF_LEASE, LEADER_CHANGE_INSERT, LEASE_FORCE_RELEASE, LEASE_GET,
@@ -40,7 +41,7 @@ use crate::terms::Terms;
 /// [`MysqlBackend::leases`](crate::MysqlBackend::leases).
 #[derive(Clone)]
 pub struct MysqlLeaseStore {
-    pool: MySqlPool,
+    conns: Conns,
     options: Arc<MySqlConnectOptions>,
     bells: Bells,
     refusals: Refusals,
@@ -91,13 +92,13 @@ pub(crate) async fn server_now(
 
 impl MysqlLeaseStore {
     pub(crate) fn new(
-        pool: MySqlPool,
+        conns: Conns,
         options: Arc<MySqlConnectOptions>,
         bells: Bells,
         refusals: Refusals,
         terms: Terms,
     ) -> Self {
-        MysqlLeaseStore { pool, options, bells, refusals, terms }
+        MysqlLeaseStore { conns, options, bells, refusals, terms }
     }
 
     /// Decides an acquisition in one transaction; answers the decision and the current row.
@@ -107,7 +108,8 @@ impl MysqlLeaseStore {
     ) -> std::result::Result<(AcquireDecision, Option<Lease>), Error> {
         let name = params.name.as_str();
         let failed = |err| query_error(format!("acquiring lease {name}"), err);
-        let mut tx = self.pool.begin().await.map_err(failed)?;
+        let mut conn = self.conns.lend().await.map_err(failed)?;
+        let mut tx = conn.begin().await.map_err(failed)?;
         let token = sqlx::query(TOKEN_NEXT).bind(name).execute(&mut *tx).await.map_err(failed)?;
         let token = FencingToken::new(token.last_insert_id())?;
         let locked: Option<MySqlRow> =
@@ -119,6 +121,7 @@ impl MysqlLeaseStore {
         let decision = transition::acquire(current.as_ref(), params, now, token);
         let AcquireDecision::Grant { lease, reason, previous_end } = &decision else {
             tx.rollback().await.map_err(failed)?;
+            conn.give_back();
             return Ok((decision, current));
         };
         let statement = if current.is_some() { LEASE_TAKE } else { LEASE_INSERT };
@@ -149,6 +152,7 @@ impl MysqlLeaseStore {
             .await
             .map_err(failed)?;
         tx.commit().await.map_err(failed)?;
+        conn.give_back();
         Ok((decision, current))
     }
 
@@ -175,20 +179,43 @@ impl MysqlLeaseStore {
         AcquireOutcome::Held(current)
     }
 
-    async fn fetch_optional(
+    /// Runs one statement on a lent connection.
+    async fn execute(
         &self,
-        query: sqlx::query::Query<'_, sqlx::MySql, sqlx::mysql::MySqlArguments>,
+        query: sqlx::query::Query<'_, MySql, MySqlArguments>,
         action: impl Fn() -> String,
-    ) -> Result<Option<MySqlRow>> {
-        query.fetch_optional(&self.pool).await.map_err(|err| query_error(action(), err))
+    ) -> Result<MySqlQueryResult> {
+        let failed = |err| query_error(action(), err);
+        let mut conn = self.conns.lend().await.map_err(failed)?;
+        let done = query.execute(&mut *conn).await.map_err(failed)?;
+        conn.give_back();
+        Ok(done)
     }
 
+    /// Reads at most one row on a lent connection.
+    async fn fetch_optional(
+        &self,
+        query: sqlx::query::Query<'_, MySql, MySqlArguments>,
+        action: impl Fn() -> String,
+    ) -> Result<Option<MySqlRow>> {
+        let failed = |err| query_error(action(), err);
+        let mut conn = self.conns.lend().await.map_err(failed)?;
+        let found = query.fetch_optional(&mut *conn).await.map_err(failed)?;
+        conn.give_back();
+        Ok(found)
+    }
+
+    /// Reads every row on a lent connection.
     async fn fetch_all(
         &self,
-        query: sqlx::query::Query<'_, sqlx::MySql, sqlx::mysql::MySqlArguments>,
+        query: sqlx::query::Query<'_, MySql, MySqlArguments>,
         action: impl Fn() -> String,
     ) -> Result<Vec<MySqlRow>> {
-        query.fetch_all(&self.pool).await.map_err(|err| query_error(action(), err))
+        let failed = |err| query_error(action(), err);
+        let mut conn = self.conns.lend().await.map_err(failed)?;
+        let rows = query.fetch_all(&mut *conn).await.map_err(failed)?;
+        conn.give_back();
+        Ok(rows)
     }
 }
 
@@ -220,13 +247,11 @@ impl LeaseStore for MysqlLeaseStore {
 
     async fn renew(&self, params: RenewParams) -> Result<Lease> {
         let action = || format!("renewing lease {}", params.name);
-        let renewed = sqlx::query(LEASE_RENEW)
+        let renew = sqlx::query(LEASE_RENEW)
             .bind(params.name.as_str())
             .bind(params.holder.as_str())
-            .bind(params.token.to_store())
-            .execute(&self.pool)
-            .await
-            .map_err(|err| query_error(action(), err))?;
+            .bind(params.token.to_store());
+        let renewed = self.execute(renew, action).await?;
         if renewed.rows_affected() == 1 {
             let at = renewal_instant(renewed.last_insert_id())?;
             if let Some(lease) = self.terms.renewed(&params.name, &params.holder, params.token, at)
@@ -254,9 +279,8 @@ impl LeaseStore for MysqlLeaseStore {
         if params.leases.is_empty() {
             return Ok(RenewAllOutcome::default());
         }
-        let failed = |err| query_error(format!("renewing the leases of {}", params.holder), err);
-        let renew = for_leases_of(LEASE_RENEW_ALL, &params);
-        let result = renew.execute(&self.pool).await.map_err(failed)?;
+        let action = || format!("renewing the leases of {}", params.holder);
+        let result = self.execute(for_leases_of(LEASE_RENEW_ALL, &params), action).await?;
         let all = u64::try_from(params.leases.len()).unwrap_or(u64::MAX);
         if result.rows_affected() == all {
             let at = renewal_instant(result.last_insert_id())?;
@@ -271,8 +295,7 @@ impl LeaseStore for MysqlLeaseStore {
             }
         }
         // Some were lost, or were not acquired here: read which the holder holds now.
-        let held = for_leases_of(LEASE_HELD, &params);
-        let rows = held.fetch_all(&self.pool).await.map_err(failed)?;
+        let rows = self.fetch_all(for_leases_of(LEASE_HELD, &params), action).await?;
         let renewed = rows.iter().map(row::lease).collect::<Result<Vec<_>>>()?;
         renewed.iter().for_each(|lease| self.terms.acquired(lease));
         let lost: Vec<LeaseName> = params
@@ -289,13 +312,12 @@ impl LeaseStore for MysqlLeaseStore {
     }
 
     async fn release(&self, params: ReleaseParams) -> Result<bool> {
-        let released = sqlx::query(LEASE_RELEASE)
+        let release = sqlx::query(LEASE_RELEASE)
             .bind(params.name.as_str())
             .bind(params.holder.as_str())
-            .bind(params.token.to_store())
-            .execute(&self.pool)
-            .await
-            .map_err(|err| query_error(format!("releasing lease {}", params.name), err))?;
+            .bind(params.token.to_store());
+        let action = || format!("releasing lease {}", params.name);
+        let released = self.execute(release, action).await?;
         self.terms.forget(&params.name);
         self.bells.ring(&params.name).await;
         Ok(released.rows_affected() == 1)
@@ -304,7 +326,8 @@ impl LeaseStore for MysqlLeaseStore {
     async fn force_release(&self, params: ForceReleaseParams) -> Result<Option<Lease>> {
         let name = params.name.as_str();
         let failed = |err| query_error(format!("force-releasing lease {name}"), err);
-        let mut tx = self.pool.begin().await.map_err(failed)?;
+        let mut conn = self.conns.lend().await.map_err(failed)?;
+        let mut tx = conn.begin().await.map_err(failed)?;
         let locked: Option<MySqlRow> =
             sqlx::query(LEASE_LOCK).bind(name).fetch_optional(&mut *tx).await.map_err(failed)?;
         let previous = match &locked {
@@ -314,6 +337,7 @@ impl LeaseStore for MysqlLeaseStore {
         let Some((previous, now)) = previous.filter(|(lease, now)| lease.holder_at(*now).is_some())
         else {
             tx.rollback().await.map_err(failed)?;
+            conn.give_back();
             return Ok(None);
         };
         sqlx::query(LEASE_FORCE_RELEASE)
@@ -323,6 +347,7 @@ impl LeaseStore for MysqlLeaseStore {
             .await
             .map_err(failed)?;
         tx.commit().await.map_err(failed)?;
+        conn.give_back();
         self.terms.forget(&params.name);
         self.bells.ring(&params.name).await;
         Ok(Some(previous))
@@ -358,9 +383,11 @@ impl LeaseStore for MysqlLeaseStore {
     }
 
     async fn now(&self) -> Result<StoreTime> {
-        let mut conn =
-            self.pool.acquire().await.map_err(|err| query_error("reading the MySQL clock", err))?;
-        server_now(&mut conn).await.map_err(|err| query_error("reading the MySQL clock", err))
+        let failed = |err| query_error("reading the MySQL clock", err);
+        let mut conn = self.conns.lend().await.map_err(failed)?;
+        let now = server_now(&mut conn).await.map_err(failed)?;
+        conn.give_back();
+        Ok(now)
     }
 
     fn capabilities(&self) -> Capabilities {
