@@ -8,6 +8,8 @@
 pub mod action;
 pub mod claim;
 pub mod cluster;
+#[cfg(feature = "sqlx")]
+pub mod connections;
 pub mod echo;
 pub mod error;
 pub mod fence;

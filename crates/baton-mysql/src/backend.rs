@@ -12,7 +12,7 @@ use crate::actions::MysqlActionStore;
 use crate::bell::Bells;
 use crate::changes::Refusals;
 use crate::cluster::MysqlClusterStore;
-use crate::conns::Conns;
+use crate::connections::Connections;
 use crate::error::{describe, number};
 use crate::jobs::MysqlJobStore;
 use crate::lease::MysqlLeaseStore;
@@ -22,7 +22,7 @@ use crate::wakeups::{self, Bell};
 use crate::{migrate, url};
 
 /// How many connections the job and cluster stores of a backend share at most (the lease
-/// stores have as many of their own, `conns`; doorbells, bells and watches aside).
+/// stores have as many of their own, `connections`; doorbells, bells and watches aside).
 const POOL_SIZE: u32 = 8;
 /// How long an operation waits for a connection (or a first connection attempt) before failing.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -38,7 +38,7 @@ pub struct MysqlBackend {
     pool: MySqlPool,
     options: Arc<MySqlConnectOptions>,
     endpoint: Arc<str>,
-    lease_conns: Conns,
+    lease_connections: Connections,
     bells: Bells,
     refusals: Refusals,
     terms: Terms,
@@ -91,7 +91,8 @@ impl MysqlBackend {
             })
             .connect_lazy_with(options.clone());
         let options = Arc::new(options);
-        let lease_conns = Conns::new(options.clone(), SESSION_SETUP, CONNECT_TIMEOUT);
+        let lease_connections =
+            Connections::new(options.clone(), SESSION_SETUP, POOL_SIZE as usize, CONNECT_TIMEOUT);
         let bells = Bells::new(options.clone());
         let (refusals, _) = tokio::sync::broadcast::channel(256);
         let due = Bell::new(wakeups::DUE, options.clone());
@@ -101,7 +102,7 @@ impl MysqlBackend {
             pool,
             options,
             endpoint: endpoint.into(),
-            lease_conns,
+            lease_connections,
             bells,
             refusals,
             terms,
@@ -121,7 +122,7 @@ impl MysqlBackend {
     /// The lease store over these connections.
     pub fn leases(&self) -> MysqlLeaseStore {
         MysqlLeaseStore::new(
-            self.lease_conns.clone(),
+            self.lease_connections.clone(),
             self.options.clone(),
             self.bells.clone(),
             self.refusals.clone(),
@@ -151,7 +152,7 @@ impl MysqlBackend {
 
     /// Closes the connections and refuses new operations.
     pub async fn close(&self) {
-        self.lease_conns.close().await;
+        self.lease_connections.close().await;
         self.pool.close().await;
     }
 }

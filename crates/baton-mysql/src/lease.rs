@@ -19,12 +19,12 @@ use baton_core::{
     ForceReleaseParams, HistoryParams, LeaderChange, Lease, LeaseChanges, LeaseName, LeaseStore,
     Page, ReleaseParams, RenewAllOutcome, RenewAllParams, RenewParams, Result, StoreTime,
 };
-use sqlx::mysql::{MySqlArguments, MySqlConnectOptions, MySqlQueryResult, MySqlRow};
-use sqlx::{Connection, MySql, MySqlConnection};
+use sqlx::mysql::{MySqlConnectOptions, MySqlRow};
+use sqlx::{Connection, MySqlConnection};
 
 use crate::bell::Bells;
 use crate::changes::{self, Refusal, Refusals};
-use crate::conns::Conns;
+use crate::connections::{Connections, MySqlQuery};
 use crate::error::query_error;
 use crate::queries::{
     HISTORY_ALL, HISTORY_OF_LEASE, LEADER_CHANGE_INSERT, LEASE_FORCE_RELEASE, LEASE_GET,
@@ -41,7 +41,7 @@ use crate::terms::Terms;
 /// [`MysqlBackend::leases`](crate::MysqlBackend::leases).
 #[derive(Clone)]
 pub struct MysqlLeaseStore {
-    conns: Conns,
+    connections: Connections,
     options: Arc<MySqlConnectOptions>,
     bells: Bells,
     refusals: Refusals,
@@ -70,10 +70,7 @@ fn renewal_instant(answered: u64) -> Result<StoreTime> {
 
 /// `statement`, whose `/*pairs*/` takes one (name, token) per lease, bound to the holder and
 /// the leases of `params`.
-fn for_leases_of<'a>(
-    statement: &str,
-    params: &'a RenewAllParams,
-) -> sqlx::query::Query<'a, sqlx::MySql, sqlx::mysql::MySqlArguments> {
+fn for_leases_of<'a>(statement: &str, params: &'a RenewAllParams) -> MySqlQuery<'a> {
     let expanded = with_pairs(statement, params.leases.len());
     let mut query = sqlx::query(sqlx::AssertSqlSafe(expanded)).bind(params.holder.as_str());
     for (name, token) in &params.leases {
@@ -92,13 +89,13 @@ pub(crate) async fn server_now(
 
 impl MysqlLeaseStore {
     pub(crate) fn new(
-        conns: Conns,
+        connections: Connections,
         options: Arc<MySqlConnectOptions>,
         bells: Bells,
         refusals: Refusals,
         terms: Terms,
     ) -> Self {
-        MysqlLeaseStore { conns, options, bells, refusals, terms }
+        MysqlLeaseStore { connections, options, bells, refusals, terms }
     }
 
     /// Decides an acquisition in one transaction; answers the decision and the current row.
@@ -108,7 +105,7 @@ impl MysqlLeaseStore {
     ) -> std::result::Result<(AcquireDecision, Option<Lease>), Error> {
         let name = params.name.as_str();
         let failed = |err| query_error(format!("acquiring lease {name}"), err);
-        let mut conn = self.conns.lend().await.map_err(failed)?;
+        let mut conn = self.connections.get().await.map_err(failed)?;
         let mut tx = conn.begin().await.map_err(failed)?;
         let token = sqlx::query(TOKEN_NEXT).bind(name).execute(&mut *tx).await.map_err(failed)?;
         let token = FencingToken::new(token.last_insert_id())?;
@@ -121,7 +118,7 @@ impl MysqlLeaseStore {
         let decision = transition::acquire(current.as_ref(), params, now, token);
         let AcquireDecision::Grant { lease, reason, previous_end } = &decision else {
             tx.rollback().await.map_err(failed)?;
-            conn.give_back();
+            conn.keep();
             return Ok((decision, current));
         };
         let statement = if current.is_some() { LEASE_TAKE } else { LEASE_INSERT };
@@ -152,7 +149,7 @@ impl MysqlLeaseStore {
             .await
             .map_err(failed)?;
         tx.commit().await.map_err(failed)?;
-        conn.give_back();
+        conn.keep();
         Ok((decision, current))
     }
 
@@ -160,7 +157,8 @@ impl MysqlLeaseStore {
     /// acquisition (refusing is always safe), never to grant one.
     async fn held_now(&self, name: &LeaseName) -> Result<Option<Lease>> {
         let read = sqlx::query(LEASE_GET).bind(name.as_str());
-        let Some(found) = self.fetch_optional(read, || format!("reading lease {name}")).await?
+        let Some(found) =
+            self.connections.fetch_optional(read, || format!("reading lease {name}")).await?
         else {
             return Ok(None);
         };
@@ -177,45 +175,6 @@ impl MysqlLeaseStore {
             ttl: current.ttl,
         });
         AcquireOutcome::Held(current)
-    }
-
-    /// Runs one statement on a lent connection.
-    async fn execute(
-        &self,
-        query: sqlx::query::Query<'_, MySql, MySqlArguments>,
-        action: impl Fn() -> String,
-    ) -> Result<MySqlQueryResult> {
-        let failed = |err| query_error(action(), err);
-        let mut conn = self.conns.lend().await.map_err(failed)?;
-        let done = query.execute(&mut *conn).await.map_err(failed)?;
-        conn.give_back();
-        Ok(done)
-    }
-
-    /// Reads at most one row on a lent connection.
-    async fn fetch_optional(
-        &self,
-        query: sqlx::query::Query<'_, MySql, MySqlArguments>,
-        action: impl Fn() -> String,
-    ) -> Result<Option<MySqlRow>> {
-        let failed = |err| query_error(action(), err);
-        let mut conn = self.conns.lend().await.map_err(failed)?;
-        let found = query.fetch_optional(&mut *conn).await.map_err(failed)?;
-        conn.give_back();
-        Ok(found)
-    }
-
-    /// Reads every row on a lent connection.
-    async fn fetch_all(
-        &self,
-        query: sqlx::query::Query<'_, MySql, MySqlArguments>,
-        action: impl Fn() -> String,
-    ) -> Result<Vec<MySqlRow>> {
-        let failed = |err| query_error(action(), err);
-        let mut conn = self.conns.lend().await.map_err(failed)?;
-        let rows = query.fetch_all(&mut *conn).await.map_err(failed)?;
-        conn.give_back();
-        Ok(rows)
     }
 }
 
@@ -251,7 +210,7 @@ impl LeaseStore for MysqlLeaseStore {
             .bind(params.name.as_str())
             .bind(params.holder.as_str())
             .bind(params.token.to_store());
-        let renewed = self.execute(renew, action).await?;
+        let renewed = self.connections.execute(renew, action).await?;
         if renewed.rows_affected() == 1 {
             let at = renewal_instant(renewed.last_insert_id())?;
             if let Some(lease) = self.terms.renewed(&params.name, &params.holder, params.token, at)
@@ -260,8 +219,9 @@ impl LeaseStore for MysqlLeaseStore {
             }
             // A term this process did not acquire: the statement decided, and this reads the
             // renewed record, which only a forced release can have changed since.
-            let found =
-                self.fetch_optional(sqlx::query(LEASE_GET).bind(params.name.as_str()), action);
+            let found = self
+                .connections
+                .fetch_optional(sqlx::query(LEASE_GET).bind(params.name.as_str()), action);
             if let Some(found) = found.await? {
                 let lease = row::lease(&found)?;
                 if lease.holder.as_ref() == Some(&params.holder) && lease.token == params.token {
@@ -280,7 +240,8 @@ impl LeaseStore for MysqlLeaseStore {
             return Ok(RenewAllOutcome::default());
         }
         let action = || format!("renewing the leases of {}", params.holder);
-        let result = self.execute(for_leases_of(LEASE_RENEW_ALL, &params), action).await?;
+        let result =
+            self.connections.execute(for_leases_of(LEASE_RENEW_ALL, &params), action).await?;
         let all = u64::try_from(params.leases.len()).unwrap_or(u64::MAX);
         if result.rows_affected() == all {
             let at = renewal_instant(result.last_insert_id())?;
@@ -295,7 +256,7 @@ impl LeaseStore for MysqlLeaseStore {
             }
         }
         // Some were lost, or were not acquired here: read which the holder holds now.
-        let rows = self.fetch_all(for_leases_of(LEASE_HELD, &params), action).await?;
+        let rows = self.connections.fetch_all(for_leases_of(LEASE_HELD, &params), action).await?;
         let renewed = rows.iter().map(row::lease).collect::<Result<Vec<_>>>()?;
         renewed.iter().for_each(|lease| self.terms.acquired(lease));
         let lost: Vec<LeaseName> = params
@@ -317,7 +278,7 @@ impl LeaseStore for MysqlLeaseStore {
             .bind(params.holder.as_str())
             .bind(params.token.to_store());
         let action = || format!("releasing lease {}", params.name);
-        let released = self.execute(release, action).await?;
+        let released = self.connections.execute(release, action).await?;
         self.terms.forget(&params.name);
         self.bells.ring(&params.name).await;
         Ok(released.rows_affected() == 1)
@@ -326,7 +287,7 @@ impl LeaseStore for MysqlLeaseStore {
     async fn force_release(&self, params: ForceReleaseParams) -> Result<Option<Lease>> {
         let name = params.name.as_str();
         let failed = |err| query_error(format!("force-releasing lease {name}"), err);
-        let mut conn = self.conns.lend().await.map_err(failed)?;
+        let mut conn = self.connections.get().await.map_err(failed)?;
         let mut tx = conn.begin().await.map_err(failed)?;
         let locked: Option<MySqlRow> =
             sqlx::query(LEASE_LOCK).bind(name).fetch_optional(&mut *tx).await.map_err(failed)?;
@@ -337,7 +298,7 @@ impl LeaseStore for MysqlLeaseStore {
         let Some((previous, now)) = previous.filter(|(lease, now)| lease.holder_at(*now).is_some())
         else {
             tx.rollback().await.map_err(failed)?;
-            conn.give_back();
+            conn.keep();
             return Ok(None);
         };
         sqlx::query(LEASE_FORCE_RELEASE)
@@ -347,7 +308,7 @@ impl LeaseStore for MysqlLeaseStore {
             .await
             .map_err(failed)?;
         tx.commit().await.map_err(failed)?;
-        conn.give_back();
+        conn.keep();
         self.terms.forget(&params.name);
         self.bells.ring(&params.name).await;
         Ok(Some(previous))
@@ -355,6 +316,7 @@ impl LeaseStore for MysqlLeaseStore {
 
     async fn get(&self, name: &LeaseName) -> Result<Option<Lease>> {
         let found = self
+            .connections
             .fetch_optional(sqlx::query(LEASE_GET).bind(name.as_str()), || {
                 format!("reading lease {name}")
             })
@@ -363,7 +325,10 @@ impl LeaseStore for MysqlLeaseStore {
     }
 
     async fn list(&self) -> Result<Vec<Lease>> {
-        let rows = self.fetch_all(sqlx::query(LEASE_LIST), || "listing leases".to_string()).await?;
+        let rows = self
+            .connections
+            .fetch_all(sqlx::query(LEASE_LIST), || "listing leases".to_string())
+            .await?;
         rows.iter().map(row::lease).collect()
     }
 
@@ -376,6 +341,7 @@ impl LeaseStore for MysqlLeaseStore {
             None => sqlx::query(HISTORY_ALL).bind(after),
         };
         let rows = self
+            .connections
             .fetch_all(query.bind(fetch), || "reading the leader-change history".to_string())
             .await?;
         let items = rows.iter().map(row::leader_change).collect::<Result<Vec<_>>>()?;
@@ -384,10 +350,9 @@ impl LeaseStore for MysqlLeaseStore {
 
     async fn now(&self) -> Result<StoreTime> {
         let failed = |err| query_error("reading the MySQL clock", err);
-        let mut conn = self.conns.lend().await.map_err(failed)?;
-        let now = server_now(&mut conn).await.map_err(failed)?;
-        conn.give_back();
-        Ok(now)
+        let mut conn = self.connections.get().await.map_err(failed)?;
+        let now = server_now(&mut conn).await;
+        conn.finish(now).map_err(failed)
     }
 
     fn capabilities(&self) -> Capabilities {

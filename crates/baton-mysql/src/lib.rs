@@ -44,7 +44,7 @@ mod backend;
 mod bell;
 mod changes;
 mod cluster;
-mod conns;
+mod connections;
 mod error;
 pub mod fence;
 mod jobs;
