@@ -54,8 +54,8 @@ impl Tls {
         })
     }
 
-    /// The handshake of the JSON gateway's connections offering HTTP/2 (ALPN `h2`), which etcd's gRPC
-    /// service needs over TLS.
+    /// The handshake of the JSON gateway's connections offering HTTP/2 (ALPN `h2`), which etcd's
+    /// gRPC service needs over TLS.
     pub(crate) async fn handshake_h2(
         &self,
         address: &str,

@@ -150,9 +150,10 @@ pub(crate) fn lost_master(err: &redis::RedisError) -> bool {
 }
 
 /// Watches the sentinels for `+switch-master` on `sentinels.master` and makes the link find
-/// the master again each time; ends once the link is dropped (which also aborts it). Subscribes on one sentinel at a time,
-/// moving on to the next when it is lost, and forgets the connection after each new
-/// subscription, since a failover may have been announced while nobody listened.
+/// the master again each time; ends once the link is dropped (which also aborts it).
+/// Subscribes on one sentinel at a time, moving on to the next when it is lost, and forgets
+/// the connection after each new subscription, since a failover may have been announced while
+/// nobody listened.
 pub(crate) async fn watch(
     link: Weak<Connections>,
     sentinels: Sentinels,

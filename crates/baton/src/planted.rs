@@ -1,8 +1,9 @@
 //! Bugs planted on purpose, for the crate's deterministic simulation to show that it catches
 //! them. The lease's are the mistakes of the same names in `baton-core/model/lease.pml`, which
 //! spin must catch as well; [`Bug::KeepLostClaim`] and [`Bug::KeepLapsedClaim`] are the
-//! cluster's, which the simulation found before they were fixed; the misfire bugs are the scheduler's after a long downtime. Outside the crate's own tests no bug can be planted and [`planted`] is
-//! false.
+//! cluster's, which the simulation found before they were fixed; the misfire bugs are the
+//! scheduler's after a long downtime. Outside the crate's own tests no bug can be planted and
+//! [`planted`] is false.
 
 /// A deliberate mistake the runtime can be switched to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
