@@ -9,7 +9,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-use crate::connection::Connection;
+use crate::connection::{Connection, Unanswered};
 use crate::failure::Failure;
 use crate::request::{Answer, Request};
 use crate::secure::{Explained, SecureLayer};
@@ -50,7 +50,9 @@ impl Endpoint {
     }
 
     /// Sends one request and reads the whole answer within `timeout` (connecting included),
-    /// opening a connection within `connect_timeout` if no idle one is open.
+    /// opening a connection within `connect_timeout` if no idle one is open. A request that an
+    /// idle connection did not take, because the endpoint had just closed it, is sent once more
+    /// on a new connection: none of it was written.
     pub async fn exchange(
         &self,
         request: &Request,
@@ -59,8 +61,15 @@ impl Endpoint {
     ) -> Result<Answer, Failure> {
         let exchange = async {
             let outgoing = request.build(&self.address).map_err(Failure::Unreachable)?;
-            let mut connection = self.connection(connect_timeout).await?;
-            let response = connection.send(outgoing).await.map_err(|err| self.lost(err))?;
+            let (mut connection, reused) = self.connection(connect_timeout).await?;
+            let response = match connection.send(outgoing).await {
+                Ok(response) => response,
+                Err(Unanswered { unsent: Some(outgoing), .. }) if reused => {
+                    connection = self.connect(connect_timeout).await?;
+                    connection.send(outgoing).await.map_err(|failed| self.lost(failed.error))?
+                }
+                Err(failed) => return Err(self.lost(failed.error)),
+            };
             let (parts, body) = response.into_parts();
             let body = body.collect().await.map_err(|err| self.lost(err))?.to_bytes();
             self.give_back(connection);
@@ -80,19 +89,19 @@ impl Endpoint {
         let opening = async {
             let outgoing = request.build(&self.address).map_err(Failure::Unreachable)?;
             let mut connection = self.connect(connect_timeout).await?;
-            connection.send(outgoing).await.map_err(|err| self.lost(err))
+            connection.send(outgoing).await.map_err(|failed| self.lost(failed.error))
         };
         tokio::time::timeout(timeout, opening).await.unwrap_or(Err(Failure::TimedOut))
     }
 
-    /// An idle connection that is still open, or a new one.
-    async fn connection(&self, connect_timeout: Duration) -> Result<Connection, Failure> {
+    /// An idle connection that is still open (`true`: reused), or a new one (`false`).
+    async fn connection(&self, connect_timeout: Duration) -> Result<(Connection, bool), Failure> {
         loop {
             let Some(connection) = self.idle().pop() else {
-                return self.connect(connect_timeout).await;
+                return Ok((self.connect(connect_timeout).await?, false));
             };
             if connection.is_ready() {
-                return Ok(connection);
+                return Ok((connection, true));
             }
         }
     }

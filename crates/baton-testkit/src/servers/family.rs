@@ -53,6 +53,42 @@ pub(super) fn descendants(root: u32) -> Vec<ProcessId> {
     found
 }
 
+/// Whether `root` or one of its descendants holds a TCP socket listening on `port` (on any
+/// address), read from `/proc/net/tcp`, `/proc/net/tcp6` and the processes' open files. A
+/// server told to listen on a port another server took in between fails to bind it, but a probe
+/// sent before it exits is answered by the other server: this tells the two apart. `true` where
+/// `/proc/net` cannot be read, since nothing can be told there.
+pub(super) fn listens_on(root: u32, port: u16) -> bool {
+    let tables = ["/proc/net/tcp", "/proc/net/tcp6"].map(std::fs::read_to_string);
+    if tables.iter().all(Result::is_err) {
+        return true;
+    }
+    let sockets: Vec<String> = tables
+        .iter()
+        .flatten()
+        .flat_map(|table| table.lines().skip(1))
+        .filter_map(|line| listening_inode(line, port))
+        .map(|inode| format!("socket:[{inode}]"))
+        .collect();
+    let holds = |pid: u32| {
+        let Ok(files) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return false };
+        files.flatten().any(|file| {
+            std::fs::read_link(file.path())
+                .is_ok_and(|target| sockets.iter().any(|socket| target.as_os_str() == &**socket))
+        })
+    };
+    !sockets.is_empty() && (holds(root) || descendants(root).into_iter().any(|(pid, _)| holds(pid)))
+}
+
+/// The inode of the socket a line of `/proc/net/tcp{,6}` describes, when it listens on `port`.
+fn listening_inode(line: &str, port: u16) -> Option<&str> {
+    const LISTEN: &str = "0A";
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let (_, local_port) = fields.get(1)?.rsplit_once(':')?;
+    let listening = u16::from_str_radix(local_port, 16).ok()? == port && fields.get(3)? == &LISTEN;
+    listening.then(|| fields.get(9).copied()).flatten()
+}
+
 /// Makes this process the reaper of its servers' orphans (Linux), so that the children a killed
 /// server leaves behind can be waited for here instead of lingering as zombies of `init`.
 pub(super) fn adopt_orphans() {
@@ -98,5 +134,25 @@ pub(super) fn wait_gone(processes: &[ProcessId], grace: Duration) {
         }
         std::thread::sleep(POLL);
         processes.iter().for_each(reap);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    #[test]
+    fn a_port_is_told_to_listen_by_the_process_holding_its_socket() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        assert!(listens_on(std::process::id(), port));
+        let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let held_by_another = listens_on(other.id(), port);
+        let _ = other.kill();
+        let _ = other.wait();
+        assert!(!held_by_another, "port {port} is this process's, not the child's");
+        drop(listener);
+        assert!(!listens_on(std::process::id(), port), "port {port} is closed");
     }
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
-use super::family::{adopt_orphans, descendants, send, wait_gone};
+use super::family::{adopt_orphans, descendants, listens_on, send, wait_gone};
 use super::spec::{Probe, ServerSpec};
 
 /// How long a graceful stop may take before the process is killed.
@@ -239,7 +239,11 @@ impl ServerProcess {
             if let Ok(Some(status)) = child.try_wait() {
                 return Err(NotReady::Exited(status));
             }
-            if (self.spec.probe)(&Probe { dir: &self.dir, port: self.port, pid }) {
+            // Another server may have taken the port since it was found free: it answers the
+            // probe until this one, failing to bind, exits.
+            if (self.spec.probe)(&Probe { dir: &self.dir, port: self.port, pid })
+                && listens_on(pid, self.port)
+            {
                 return Ok(());
             }
             if Instant::now() >= deadline {
