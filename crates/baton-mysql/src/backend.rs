@@ -38,7 +38,8 @@ pub struct MysqlBackend {
     pool: MySqlPool,
     options: Arc<MySqlConnectOptions>,
     endpoint: Arc<str>,
-    lease_connections: Connections,
+    /// Connections lent one statement at a time: the lease store's and the execution-token draws.
+    lent: Connections,
     bells: Bells,
     refusals: Refusals,
     terms: Terms,
@@ -91,7 +92,7 @@ impl MysqlBackend {
             })
             .connect_lazy_with(options.clone());
         let options = Arc::new(options);
-        let lease_connections =
+        let lent =
             Connections::new(options.clone(), SESSION_SETUP, POOL_SIZE as usize, CONNECT_TIMEOUT);
         let bells = Bells::new(options.clone());
         let (refusals, _) = tokio::sync::broadcast::channel(256);
@@ -102,7 +103,7 @@ impl MysqlBackend {
             pool,
             options,
             endpoint: endpoint.into(),
-            lease_connections,
+            lent,
             bells,
             refusals,
             terms,
@@ -122,7 +123,7 @@ impl MysqlBackend {
     /// The lease store over these connections.
     pub fn leases(&self) -> MysqlLeaseStore {
         MysqlLeaseStore::new(
-            self.lease_connections.clone(),
+            self.lent.clone(),
             self.options.clone(),
             self.bells.clone(),
             self.refusals.clone(),
@@ -132,7 +133,7 @@ impl MysqlBackend {
 
     /// The job store over these connections; its due wake-ups share this backend's bell.
     pub fn jobs(&self) -> MysqlJobStore {
-        MysqlJobStore::new(self.pool.clone(), self.due.clone())
+        MysqlJobStore::new(self.pool.clone(), self.lent.clone(), self.due.clone())
     }
 
     /// The operator action log over these connections.
@@ -152,7 +153,7 @@ impl MysqlBackend {
 
     /// Closes the connections and refuses new operations.
     pub async fn close(&self) {
-        self.lease_connections.close().await;
+        self.lent.close().await;
         self.pool.close().await;
     }
 }

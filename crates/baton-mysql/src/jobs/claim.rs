@@ -3,19 +3,24 @@
 //!
 //! The due executions are locked with `FOR UPDATE SKIP LOCKED`, in chunks of the claim's
 //! limit, so that racing claimers take different executions without waiting on each other.
-//! Then the rows of the chunk's jobs are locked `FOR UPDATE` in name order: two claimers that
-//! took executions of one job decide them one after the other, each reading (at READ
+//! The chunk's jobs are read as committed; the rows of those whose overlap policy is not
+//! `allow` are then locked `FOR UPDATE` in name order and read again: two claimers that took
+//! executions of one such job decide them one after the other, each reading (at READ
 //! COMMITTED, after the lock) what the other committed, so an overlap decision stays exclusive.
-//! With the locks held the claim reads the server's time, each job's running execution with
-//! the lowest id and the ids of its earliest due executions, decides every execution of the
-//! chunk, keeping that picture up to date after each decision, and writes the outcome in a few
-//! batched statements (tokens, runs, settlements, cancellations). Executions that wait or are
-//! settled do not count against the limit, so a waiting fire never starves the others.
+//! Jobs that allow overlap are not locked, as on PostgreSQL: no decision of theirs depends on
+//! what another claim writes, so their claims run side by side. With the locks held the claim
+//! reads the server's time, each locked job's running execution with the lowest id and the ids
+//! of its earliest due executions, decides every execution of the chunk, keeping that picture
+//! up to date after each decision, and writes the outcome in a few batched statements (runs,
+//! settlements, cancellations), with tokens drawn on their own (`tokens`). Executions that
+//! wait or are settled do not count against the limit, so a waiting fire never starves the
+//! others.
 
 use std::collections::{BTreeSet, HashMap};
 
 use baton_core::job::rules::{self, ClaimDecision, JobState};
 use baton_core::job::{ClaimParams, Claimed};
+use baton_core::schedule::OverlapPolicy;
 use baton_core::{Error, ErrorKind, Execution, ExecutionStatus, Job, JobName, Result, StoreTime};
 use serde_json::json;
 use sqlx::MySqlConnection;
@@ -23,6 +28,7 @@ use sqlx::MySqlConnection;
 use super::definitions::{self, Lock};
 use super::rows::{self, ExecutionRow, job_name};
 use super::{Inner, check_batch, read_executions, server_now, tokens};
+use crate::connections::Connections;
 use crate::error::query_error;
 use crate::queries::{
     EXECUTION_CLAIM_CANCEL, EXECUTION_CLAIM_RUN, EXECUTION_CLAIM_SETTLE, EXECUTION_DUE,
@@ -45,7 +51,7 @@ pub(super) async fn claim(inner: &Inner, params: ClaimParams) -> Result<Claimed>
     if next_due.is_none_or(|due| due > now.saturating_add(params.ahead)) {
         return Ok(Claimed { next_due, ..Claimed::at(now) });
     }
-    tx::transaction!(&inner.pool, &doing, |conn| claim_in(conn, &params, limit))
+    tx::transaction!(&inner.pool, &doing, |conn| claim_in(conn, &inner.tokens, &params, limit))
 }
 
 /// The earliest due instant of the claimed jobs' scheduled executions, and the server's time.
@@ -71,6 +77,7 @@ async fn next_due<'c>(
 /// One attempt of a claim, on its transaction.
 async fn claim_in(
     conn: &mut MySqlConnection,
+    tokens: &Connections,
     params: &ClaimParams,
     limit: u32,
 ) -> std::result::Result<Claimed, Failure> {
@@ -83,8 +90,7 @@ async fn claim_in(
         let Some(last) = chunk.last() else { break };
         after = (last.due_at.as_millis(), last.id);
         examined += chunk.len();
-        let jobs =
-            definitions::named(&mut *conn, chunk.iter().map(|e| &e.job), Lock::Exclusive).await?;
+        let jobs = deciding_on(conn, chunk.iter().map(|e| &e.job)).await?;
         let claimed = match &mut claimed {
             Some(claimed) => claimed,
             None => claimed.insert(Claimed::at(server_now(conn).await?)),
@@ -101,7 +107,7 @@ async fn claim_in(
             runs += usize::from(decision == ClaimDecision::Run);
             decisions.push((execution.id, decision));
         }
-        apply(conn, params, &decisions, claimed).await?;
+        apply(conn, tokens, params, &decisions, claimed).await?;
         if runs >= limit as usize || chunk.len() < limit as usize || examined >= MAX_EXAMINED {
             break;
         }
@@ -110,6 +116,34 @@ async fn claim_in(
     let mut claimed = claimed.unwrap_or_else(|| Claimed::at(now));
     claimed.next_due = next_due;
     Ok(claimed)
+}
+
+/// The jobs `names`, as a claim decides on them: each read as committed, and those whose
+/// overlap policy is not `allow` locked in name order and read again under the lock (one that
+/// is gone by then is not registered).
+async fn deciding_on<'n>(
+    conn: &mut MySqlConnection,
+    names: impl IntoIterator<Item = &'n JobName>,
+) -> std::result::Result<HashMap<JobName, Job>, Failure> {
+    let mut jobs = definitions::named(&mut *conn, names, Lock::None).await?;
+    let exclusive: Vec<JobName> =
+        jobs.values().filter(|job| !allows_overlap(job)).map(|job| job.name().clone()).collect();
+    if !exclusive.is_empty() {
+        let mut locked = definitions::named(&mut *conn, &exclusive, Lock::Exclusive).await?;
+        for name in exclusive {
+            match locked.remove(&name) {
+                Some(job) => jobs.insert(name, job),
+                None => jobs.remove(&name),
+            };
+        }
+    }
+    Ok(jobs)
+}
+
+/// Whether `job` runs its executions side by side, so that no claim decision of it depends on
+/// its other executions.
+fn allows_overlap(job: &Job) -> bool {
+    job.definition.policy.overlap == OverlapPolicy::Allow
 }
 
 /// Locks the next chunk of due executions after `after` (skipping those others have locked).
@@ -148,7 +182,8 @@ struct States {
 }
 
 impl States {
-    /// Reads the running and waiting executions of the (locked) `jobs`.
+    /// Reads the running and waiting executions of the `jobs` that do not allow overlap (and
+    /// so were locked); the decisions of the others do not depend on them.
     async fn load(
         conn: &mut MySqlConnection,
         jobs: HashMap<JobName, Job>,
@@ -156,10 +191,15 @@ impl States {
         limit: u32,
     ) -> std::result::Result<States, Failure> {
         let mut states = States { jobs, running: HashMap::new(), waiting: HashMap::new() };
-        if states.jobs.is_empty() {
+        let names: Vec<&str> = states
+            .jobs
+            .values()
+            .filter(|job| !allows_overlap(job))
+            .map(|job| job.name().as_str())
+            .collect();
+        if names.is_empty() {
             return Ok(states);
         }
-        let names: Vec<&str> = states.jobs.keys().map(JobName::as_str).collect();
         let mut running =
             sqlx::query_as(sqlx::AssertSqlSafe(with_list(EXECUTION_FIRST_RUNNING, names.len())));
         for name in &names {
@@ -219,11 +259,12 @@ impl States {
     }
 }
 
-/// Writes the decisions: tokens for the runs, then the runs, settlements and cancellations,
-/// one statement each, and reads the started and settled executions back into `claimed`, in
-/// the order of the decisions.
+/// Writes the decisions: tokens for the runs (drawn on their own, after the jobs' rows were
+/// locked), then the runs, settlements and cancellations, one statement each, and reads the
+/// started and settled executions back into `claimed`, in the order of the decisions.
 async fn apply(
     conn: &mut MySqlConnection,
+    tokens: &Connections,
     params: &ClaimParams,
     decisions: &[(i64, ClaimDecision)],
     claimed: &mut Claimed,
@@ -248,7 +289,7 @@ async fn apply(
         }
     }
     if !runs.is_empty() {
-        let tokens = tokens::issue(conn, runs.len()).await?;
+        let tokens = tokens::issue(tokens, runs.len()).await?;
         let pairs: Vec<_> =
             runs.iter().zip(&tokens).map(|(id, token)| json!([id, token.to_store()])).collect();
         let started = sqlx::query(EXECUTION_CLAIM_RUN)

@@ -126,7 +126,7 @@ pub(super) async fn trigger(inner: &Inner, params: TriggerParams) -> Result<Trig
             Some(latest) => (latest.attempt.saturating_add(1), latest.scheduled_at),
         };
         let claim = match &params.claim_for {
-            Some(node) => Some((node, tokens::issue(conn, 1).await?[0])),
+            Some(node) => Some((node, tokens::issue(&inner.tokens, 1).await?[0])),
             None => None,
         };
         let status =

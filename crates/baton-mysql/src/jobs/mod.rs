@@ -1,8 +1,8 @@
 //! The MySQL `JobStore`: job definitions, fires and executions in `baton_jobs` and
 //! `baton_executions`, every write one transaction that commits once.
 //!
-//! Policy decisions are not written twice: a claim locks the due executions and their jobs'
-//! rows, decides each execution with [`baton_core::job::rules::claim_decision`] inside the
+//! Policy decisions are not written twice: a claim locks the due executions and the rows of
+//! their jobs that do not allow overlap, decides each execution with [`baton_core::job::rules::claim_decision`] inside the
 //! transaction, and writes the decisions back in a few batched statements; retries follow
 //! [`baton_core::job::rules::retry_due`]. Batches travel as one JSON array per statement,
 //! unpacked with `JSON_TABLE` (MariaDB 10.6+, MySQL 8.0.4+). A transaction the server rolls
@@ -22,6 +22,7 @@ use baton_core::{
 };
 use sqlx::{MySqlConnection, MySqlPool};
 
+use crate::connections::Connections;
 use crate::error::query_error;
 use crate::lease::server_now;
 use crate::queries::{EXECUTION_BY_IDS, EXECUTION_GET, with_list};
@@ -41,7 +42,8 @@ mod tokens;
 /// connects to it.
 ///
 /// Execution tokens come from a counter row of their own in `baton_fencing_tokens`, raised by
-/// the number of executions a claim starts, so they only grow. When a write leaves executions
+/// the number of executions a claim starts, so they only grow; the counter is raised on a
+/// connection of the lease store's, in a statement of its own. When a write leaves executions
 /// due for the workers (fires, run-now, retries, or the end of an execution a due one may wait
 /// on), it raises the `due` wake-up count in its transaction and rings the due bell after the
 /// commit (see [`subscribe_due`](JobStore::subscribe_due) and the crate's `wakeups`).
@@ -61,12 +63,14 @@ impl std::fmt::Debug for MysqlJobStore {
 
 struct Inner {
     pool: MySqlPool,
+    /// Where execution tokens are drawn (see `tokens`).
+    tokens: Connections,
     bell: Bell,
 }
 
 impl MysqlJobStore {
-    pub(crate) fn new(pool: MySqlPool, bell: Bell) -> Self {
-        MysqlJobStore { inner: Arc::new(Inner { pool, bell }) }
+    pub(crate) fn new(pool: MySqlPool, tokens: Connections, bell: Bell) -> Self {
+        MysqlJobStore { inner: Arc::new(Inner { pool, tokens, bell }) }
     }
 }
 

@@ -1,23 +1,27 @@
 //! Fencing tokens for executions, from a counter row of `baton_fencing_tokens`.
 
 use baton_core::FencingToken;
-use sqlx::MySqlConnection;
 
+use crate::connections::Connections;
 use crate::queries::EXECUTION_TOKEN_ISSUE;
 use crate::tx::Failure;
 
-/// Issues `count` consecutive tokens, each greater than every execution token issued before,
-/// in one statement inside the caller's transaction, which keeps the counter locked until it
-/// ends.
+/// Issues `count` consecutive tokens, each greater than every execution token issued before, in
+/// one statement committed on its own on a borrowed connection, outside the caller's
+/// transaction: the counter row is locked for that statement only, so concurrent claims do not
+/// queue on it until each commits. A caller draws while it holds the rows of the jobs whose
+/// executions must be ordered (those that do not allow overlap), so a job's later claim gets
+/// greater tokens; tokens of a transaction that then rolls back are skipped, never reused.
 pub(super) async fn issue(
-    conn: &mut MySqlConnection,
+    connections: &Connections,
     count: usize,
 ) -> Result<Vec<FencingToken>, Failure> {
     if count == 0 {
         return Ok(Vec::new());
     }
     let count = i64::try_from(count).unwrap_or(i64::MAX);
-    let done = sqlx::query(EXECUTION_TOKEN_ISSUE).bind(count).bind(count).execute(conn).await?;
+    let draw = sqlx::query(EXECUTION_TOKEN_ISSUE).bind(count).bind(count);
+    let done = connections.execute(draw, || "issuing execution tokens".to_string()).await?;
     let last = i64::try_from(done.last_insert_id()).unwrap_or(i64::MAX);
     let tokens: baton_core::Result<Vec<FencingToken>> =
         (last - count + 1..=last).map(FencingToken::from_store).collect();
