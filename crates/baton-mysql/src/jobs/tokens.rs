@@ -20,8 +20,11 @@ pub(super) async fn issue(
         return Ok(Vec::new());
     }
     let count = i64::try_from(count).unwrap_or(i64::MAX);
-    let draw = sqlx::query(EXECUTION_TOKEN_ISSUE).bind(count).bind(count);
-    let done = connections.execute(draw, || "issuing execution tokens".to_string()).await?;
+    let mut conn = connections.get().await?;
+    let drawn =
+        sqlx::query(EXECUTION_TOKEN_ISSUE).bind(count).bind(count).execute(&mut *conn).await;
+    // A deadlock or lock wait fails the caller's transaction as a retryable failure would.
+    let done = conn.finish(drawn)?;
     let last = i64::try_from(done.last_insert_id()).unwrap_or(i64::MAX);
     let tokens: baton_core::Result<Vec<FencingToken>> =
         (last - count + 1..=last).map(FencingToken::from_store).collect();
