@@ -1,8 +1,8 @@
 //! Cases with racing claimers: a leader recording fires while workers on backends (and so
 //! connections) of their own claim and complete them as fast as they can.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use baton_core::job::{ClaimParams, CompleteParams, ExecutionListParams};
@@ -32,8 +32,9 @@ pub async fn racing_claimers_keep_a_replace_job_exclusive(h: &dyn JobHarness) {
 
 /// A leader records 300 fires of one job in batches while eight workers, each on a backend
 /// (and so connections) of its own, claim and complete them as fast as they can. Whatever the
-/// timing, no two executions of the job ever run at once, no claim fails (deadlocks are
-/// retried), and every fire ends in a final status. Answers the job.
+/// timing, no two executions of the job ever run at once, each run carries a greater token than
+/// the run before it (what a fenced sink shared by the job's executions relies on), no claim
+/// fails (deadlocks are retried), and every fire ends in a final status. Answers the job.
 pub async fn race_claimers(h: &dyn JobHarness, overlap: OverlapPolicy) -> JobName {
     let store = h.store().await;
     let job = register(&*store, "race", super::support::overlap(overlap)).await;
@@ -41,6 +42,7 @@ pub async fn race_claimers(h: &dyn JobHarness, overlap: OverlapPolicy) -> JobNam
     let recorded = Arc::new(AtomicBool::new(false));
     let running = Arc::new(AtomicUsize::new(0));
     let runs = Arc::new(AtomicUsize::new(0));
+    let tokens = Arc::new(Mutex::new(Vec::new()));
 
     let leader = {
         let (store, job, recorded) = (h.store().await, job.clone(), recorded.clone());
@@ -57,7 +59,7 @@ pub async fn race_claimers(h: &dyn JobHarness, overlap: OverlapPolicy) -> JobNam
     for w in 0..8 {
         let store = h.store().await;
         let (job, recorded) = (job.clone(), recorded.clone());
-        let (running, runs) = (running.clone(), runs.clone());
+        let (running, runs, tokens) = (running.clone(), runs.clone(), tokens.clone());
         workers.push(tokio::spawn(async move {
             let node = unique_holder(&format!("worker{w}"));
             let mut feed = store.subscribe_due().await.expect("subscribe to due executions");
@@ -75,6 +77,7 @@ pub async fn race_claimers(h: &dyn JobHarness, overlap: OverlapPolicy) -> JobNam
                     let now_running = running.fetch_add(1, Ordering::SeqCst) + 1;
                     assert_eq!(now_running, 1, "{overlap}: two executions ran at once");
                     runs.fetch_add(1, Ordering::SeqCst);
+                    tokens.lock().expect("tokens").push(execution.token.expect("token"));
                     tokio::time::sleep(Duration::from_millis(1)).await;
                     running.fetch_sub(1, Ordering::SeqCst);
                     let done = CompleteParams {
@@ -111,6 +114,15 @@ pub async fn race_claimers(h: &dyn JobHarness, overlap: OverlapPolicy) -> JobNam
     let succeeded = all.iter().filter(|e| e.status == ExecutionStatus::Succeeded).count();
     assert_eq!(succeeded, runs.load(Ordering::SeqCst), "every run completed");
     assert!(succeeded >= 2, "{overlap}: the job ran more than once ({succeeded})");
+    let tokens = tokens.lock().expect("tokens");
+    for pair in tokens.windows(2) {
+        assert!(
+            pair[0] < pair[1],
+            "{overlap}: a run under {} after one under {}",
+            pair[1],
+            pair[0]
+        );
+    }
     let policy = format!("overlap={overlap}");
     for execution in all.iter().filter(|e| e.status != ExecutionStatus::Succeeded) {
         assert_eq!(execution.status, ExecutionStatus::Skipped, "{execution:?}");
