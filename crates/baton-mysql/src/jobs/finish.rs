@@ -107,9 +107,9 @@ async fn complete_in(
     batch: &[CompleteParams],
 ) -> std::result::Result<CompleteOutcome, Failure> {
     let now = server_now(conn).await?;
-    let ids: Vec<i64> = batch.iter().map(|params| params.id).collect();
+    let ids: Vec<i64> = lists::padded(&batch.iter().map(|params| params.id).collect::<Vec<_>>());
     let statement = lists::ids(EXECUTION_LOCK_RUNNING, ids.len());
-    let mut lock = sqlx::query_as(sqlx::AssertSqlSafe(statement)).persistent(false);
+    let mut lock = sqlx::query_as(sqlx::AssertSqlSafe(statement));
     for id in &ids {
         lock = lock.bind(*id);
     }
@@ -136,16 +136,17 @@ async fn complete_in(
     let finishing: Vec<&CompleteParams> =
         verdicts.iter().filter_map(|verdict| verdict.as_ref().ok().copied()).collect();
     if !finishing.is_empty() {
-        let statement = lists::cases(EXECUTION_COMPLETE, finishing.len());
-        let mut update = sqlx::query(sqlx::AssertSqlSafe(statement)).persistent(false);
-        for params in &finishing {
+        let listed = lists::padded(&finishing);
+        let statement = lists::cases(EXECUTION_COMPLETE, listed.len());
+        let mut update = sqlx::query(sqlx::AssertSqlSafe(statement));
+        for params in &listed {
             update = update.bind(params.id).bind(params.status.as_str());
         }
-        for params in &finishing {
+        for params in &listed {
             update = update.bind(params.id).bind(params.detail.as_deref());
         }
         update = update.bind(now.as_millis());
-        for params in &finishing {
+        for params in &listed {
             update = update.bind(params.id);
         }
         update.execute(&mut *conn).await?;

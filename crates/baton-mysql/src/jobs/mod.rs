@@ -204,9 +204,11 @@ async fn read_executions(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut query = sqlx::query_as(sqlx::AssertSqlSafe(with_list(EXECUTION_BY_IDS, ids.len())));
-    for id in ids {
-        query = query.bind(*id);
+    let listed = crate::cluster::lists::padded(ids);
+    let statement = with_list(EXECUTION_BY_IDS, listed.len());
+    let mut query = sqlx::query_as(sqlx::AssertSqlSafe(statement));
+    for id in listed {
+        query = query.bind(id);
     }
     let found: Vec<ExecutionRow> = query.fetch_all(conn).await?;
     let mut found = rows::executions(found)?;
