@@ -77,7 +77,7 @@ async fn next_due<'c>(
 /// One attempt of a claim, on its transaction.
 async fn claim_in(
     conn: &mut MySqlConnection,
-    tokens: &Connections,
+    lent: &Connections,
     params: &ClaimParams,
     limit: u32,
 ) -> std::result::Result<Claimed, Failure> {
@@ -107,7 +107,7 @@ async fn claim_in(
             runs += usize::from(decision == ClaimDecision::Run);
             decisions.push((execution.id, decision));
         }
-        apply(conn, tokens, params, &decisions, claimed).await?;
+        apply(conn, lent, params, &decisions, claimed).await?;
         if runs >= limit as usize || chunk.len() < limit as usize || examined >= MAX_EXAMINED {
             break;
         }
@@ -264,7 +264,7 @@ impl States {
 /// started and settled executions back into `claimed`, in the order of the decisions.
 async fn apply(
     conn: &mut MySqlConnection,
-    tokens: &Connections,
+    lent: &Connections,
     params: &ClaimParams,
     decisions: &[(i64, ClaimDecision)],
     claimed: &mut Claimed,
@@ -289,7 +289,7 @@ async fn apply(
         }
     }
     if !runs.is_empty() {
-        let tokens = tokens::issue(tokens, runs.len()).await?;
+        let tokens = tokens::issue(lent, runs.len()).await?;
         let pairs: Vec<_> =
             runs.iter().zip(&tokens).map(|(id, token)| json!([id, token.to_store()])).collect();
         let started = sqlx::query(EXECUTION_CLAIM_RUN)

@@ -107,7 +107,8 @@ async fn complete_in(
     batch: &[CompleteParams],
 ) -> std::result::Result<CompleteOutcome, Failure> {
     let now = server_now(conn).await?;
-    let ids: Vec<i64> = lists::padded(&batch.iter().map(|params| params.id).collect::<Vec<_>>());
+    let ids: Vec<i64> = batch.iter().map(|params| params.id).collect();
+    let ids = lists::padded(&ids);
     let statement = lists::ids(EXECUTION_LOCK_RUNNING, ids.len());
     let mut lock = sqlx::query_as(sqlx::AssertSqlSafe(statement));
     for id in &ids {

@@ -2,8 +2,9 @@
 //! `baton_executions`, every write one transaction that commits once.
 //!
 //! Policy decisions are not written twice: a claim locks the due executions and the rows of
-//! their jobs that do not allow overlap, decides each execution with [`baton_core::job::rules::claim_decision`] inside the
-//! transaction, and writes the decisions back in a few batched statements; retries follow
+//! their jobs that do not allow overlap, decides each execution with
+//! [`baton_core::job::rules::claim_decision`] inside the transaction, and writes the decisions
+//! back in a few batched statements; retries follow
 //! [`baton_core::job::rules::retry_due`]. Batches travel as one JSON array per statement,
 //! unpacked with `JSON_TABLE` (MariaDB 10.6+, MySQL 8.0.4+). A transaction the server rolls
 //! back to break a deadlock or a lock wait runs again (see `tx`); times are the server's
@@ -22,6 +23,7 @@ use baton_core::{
 };
 use sqlx::{MySqlConnection, MySqlPool};
 
+use crate::cluster::lists;
 use crate::connections::Connections;
 use crate::error::query_error;
 use crate::lease::server_now;
@@ -204,7 +206,7 @@ async fn read_executions(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let listed = crate::cluster::lists::padded(ids);
+    let listed = lists::padded(ids);
     let statement = with_list(EXECUTION_BY_IDS, listed.len());
     let mut query = sqlx::query_as(sqlx::AssertSqlSafe(statement));
     for id in listed {
